@@ -1,0 +1,120 @@
+/**
+ * The catalogue of every error the service can answer with. Codes are the stable snake_case strings clients switch
+ * on; each has its HTTP status and a default English sentence. Surfaces turn a SvcError into their own wire shape
+ * (the family's error object under /api/v1 and ingest, the caller's style on /v1 and /v1beta).
+ *
+ * Add new codes to the section of the feature that raises them. Keep messages as sentences a person understands.
+ */
+
+export interface ErrorDef {
+  readonly status: number;
+  readonly message: string;
+}
+
+const def = (status: number, message: string): ErrorDef => ({ status, message });
+
+export const ERRORS = {
+  // --- generic HTTP / conventions ---
+  not_found: def(404, 'The resource was not found.'),
+  route_not_found: def(404, 'No route matches this method and path.'),
+  method_not_allowed: def(405, 'This method is not allowed on this path.'),
+  invalid_json: def(400, 'The request body is not valid JSON.'),
+  validation_failed: def(400, 'The request is not valid.'),
+  invalid_cursor: def(400, 'The cursor is not valid; start again without a cursor.'),
+  invalid_limit: def(400, 'The limit is out of range.'),
+  invalid_ttl: def(400, 'The ttl is not valid: use seconds, a duration such as 12h or 3d, or never.'),
+  invalid_dns_label: def(400, 'The name must be a DNS label: 1 to 63 lowercase letters, digits or hyphens, not starting or ending with a hyphen.'),
+  payload_too_large: def(413, 'The request body is larger than allowed.'),
+  unsupported_media_type: def(415, 'The content type of the request is not supported.'),
+  unsupported_content_encoding: def(415, 'The content encoding of the request is not supported.'),
+  rate_limited: def(429, 'Too many requests; retry later.'),
+  internal_error: def(500, 'An internal error occurred.'),
+  service_unavailable: def(503, 'The service is temporarily unavailable; retry later.'),
+  conflict: def(409, 'The resource already exists.'),
+
+  // --- identity ---
+  unauthenticated: def(401, 'Authentication is required: send a valid token in the Authorization header.'),
+  invalid_token: def(401, 'The token is not valid.'),
+  token_expired: def(401, 'The token has expired.'),
+  token_revoked: def(401, 'The token has been revoked.'),
+  invalid_credentials: def(401, 'The user name or password is wrong.'),
+  forbidden: def(403, 'You are not allowed to do this.'),
+  insufficient_scope: def(403, "The token's scope does not allow this."),
+  superuser_required: def(403, 'Only an administrator of this instance may do this.'),
+  cross_site_request: def(403, 'Cross-site requests are refused for cookie-authenticated sessions.'),
+  team_required: def(400, 'Name the team with the X-Svc-Team header or the team query parameter.'),
+  team_not_found: def(404, 'The team was not found or you are not a member of it.'),
+
+  // --- webhooks ---
+  invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),
+  webhook_private_address: def(400, 'The webhook URL points at a private or loopback address, which this instance does not allow.'),
+
+  // --- AI gateway ---
+  invalid_api_key: def(401, 'The gateway key is missing or not valid.'),
+  model_not_allowed: def(403, 'This key is not allowed to use this model.'),
+  model_not_found: def(404, 'No account serves this model and no alias has this name.'),
+  model_required: def(400, 'The request must name a model.'),
+  invalid_request: def(400, 'The request body is not valid for this API.'),
+  upstream_unreachable: def(502, 'The upstream provider could not be reached.'),
+  upstream_timeout: def(504, 'The upstream provider did not answer in time.'),
+  upstream_error: def(502, 'The upstream provider answered with an error.'),
+  upstream_bad_response: def(502, 'The upstream provider sent a response that could not be read.'),
+  no_account_available: def(503, 'No provider account is available for this model right now.'),
+  key_requests_per_minute: def(429, "The key's requests-per-minute limit is reached."),
+  key_requests_per_day: def(429, "The key's requests-per-day limit is reached."),
+  key_tokens_per_month: def(403, "The key's monthly token budget is spent."),
+  key_dollars_per_month: def(403, "The key's monthly dollar budget is spent."),
+  team_ai_tokens: def(403, "The team's monthly AI token budget is spent."),
+  team_ai_keys: def(422, 'The team already has as many gateway keys as its limit allows.'),
+  counters_unavailable: def(503, 'The limit counters are unavailable; the request is refused rather than let through unmetered.'),
+
+  // --- error ingest ---
+  missing_client_key: def(401, 'No client key: send it in X-Sentry-Auth, Authorization, the sentry_key query parameter or the envelope dsn.'),
+  unknown_client_key: def(403, 'The client key is not valid for this project.'),
+  conflicting_client_keys: def(400, 'The request carries several client keys that do not agree.'),
+  project_not_found: def(404, 'The project does not exist.'),
+  invalid_project_id: def(400, 'Project ids are numeric.'),
+  invalid_envelope: def(400, 'The envelope is malformed.'),
+  invalid_event: def(400, 'The event is not a valid JSON object.'),
+  invalid_event_id: def(400, 'The event_id must be 32 hexadecimal characters or a UUID.'),
+  invalid_compression: def(400, 'The body is not what its Content-Encoding claims.'),
+  event_too_large: def(413, 'An event item is larger than 1 MB once decompressed.'),
+  envelope_too_large: def(413, 'The envelope is larger than 20 MB once decompressed.'),
+  project_events_per_minute: def(429, "The project's events-per-minute limit is reached."),
+  team_errors_events: def(429, "The team's monthly error-event limit is reached."),
+  ingest_queue_full: def(503, 'The ingest queue is full; retry shortly.'),
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+const MARK = Symbol.for('svc.error');
+
+/** A refusal with a catalogued code. Recognise it with isSvcError, not instanceof. */
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  readonly [MARK] = true;
+
+  constructor(code: ErrorCode, message?: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message ?? ERRORS[code].message);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export function svcError(code: ErrorCode, message?: string, details?: Record<string, unknown>, headers?: Record<string, string>): SvcError {
+  return new SvcError(code, message, details, headers);
+}
+
+export function isSvcError(e: unknown): e is SvcError {
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[MARK] === true;
+}
+
+/** The family's error object: {"error":{"code","message","details"}}. */
+export function errorBody(e: SvcError): { error: { code: string; message: string; details: Record<string, unknown> } } {
+  return { error: { code: e.code, message: e.message, details: e.details } };
+}
