@@ -1,0 +1,136 @@
+/**
+ * StreamEvents → chat-completions chunks for a chat client (reference §A "Streaming", §D5).
+ *
+ * Output: chunk objects (serialise each as `data: <json>`), an `{"error":…}` object for an in-stream error (the
+ * stream then closes without `[DONE]`, which openai-node turns into an exception), and the string `[DONE]` last.
+ * Tool calls get their own chat index counted from 0 in order of appearance, so parallel calls never share one
+ * (§E1). Thinking is sent as the non-standard `delta.reasoning_content`. The usage chunk (`choices:[]`) is sent
+ * only when the client asked with `stream_options.include_usage` (§E7).
+ */
+import type { StopReason, StreamEvent, Usage } from '../model.ts';
+import { chatErrorBody } from './chat-errors.ts';
+import { encodeChatFinishReason } from './chat-stop-reason.ts';
+import { encodeChatUsage } from './chat-usage.ts';
+import type { ChatChunk, ChatDelta, ChatFinishReason, ChatStreamOut } from './types.ts';
+
+export interface ChatStreamEncoderOptions {
+  /** The client sent `stream_options.include_usage: true`. */
+  includeUsage?: boolean;
+  /** The model name to show instead of the upstream's (e.g. the alias the client asked for). */
+  model?: string;
+  /** Unix seconds for `created` (defaults to now). */
+  created?: number;
+}
+
+type PartKind = 'text' | 'tool_call' | 'thinking' | 'refusal' | 'other';
+
+export class ChatStreamEncoder {
+  #includeUsage: boolean;
+  #model: string | undefined;
+  #created: number;
+  #id = 'chatcmpl-gateway';
+  #started = false;
+  #finished = false;
+  #kinds = new Map<number, PartKind>();
+  #toolIndex = new Map<number, number>();
+  #usage: Usage | undefined;
+
+  constructor(options: ChatStreamEncoderOptions = {}) {
+    this.#includeUsage = options.includeUsage === true;
+    this.#model = options.model;
+    this.#created = options.created ?? Math.floor(Date.now() / 1000);
+  }
+
+  push(ev: StreamEvent): ChatStreamOut[] {
+    if (this.#finished) return [];
+    const out: ChatStreamOut[] = [];
+    if (ev.type === 'start') {
+      this.#id = ev.id;
+      this.#model ??= ev.model;
+    }
+    if (!this.#started && ev.type !== 'error') {
+      this.#started = true;
+      out.push(this.#chunk({ role: 'assistant', content: '' }));
+    }
+    switch (ev.type) {
+      case 'start':
+      case 'part_end':
+      case 'signature':
+        break;
+      case 'part_start': {
+        this.#kinds.set(ev.index, ev.part.kind === 'redacted_thinking' ? 'other' : ev.part.kind);
+        if (ev.part.kind === 'tool_call') {
+          const k = this.#toolIndex.size;
+          this.#toolIndex.set(ev.index, k);
+          out.push(this.#chunk({ tool_calls: [{ index: k, id: ev.part.id, type: 'function', function: { name: ev.part.name, arguments: '' } }] }));
+        }
+        break;
+      }
+      case 'text_delta':
+        if (ev.text === '') break;
+        out.push(this.#chunk(this.#kinds.get(ev.index) === 'refusal' ? { refusal: ev.text } : { content: ev.text }));
+        break;
+      case 'thinking_delta':
+        if (ev.text !== '') out.push(this.#chunk({ reasoning_content: ev.text }));
+        break;
+      case 'tool_args_delta': {
+        const k = this.#toolIndex.get(ev.index);
+        if (k !== undefined && ev.json !== '') out.push(this.#chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] }));
+        break;
+      }
+      case 'usage':
+        this.#usage = ev.usage;
+        break;
+      case 'stop':
+        this.#stop(ev.reason, out);
+        break;
+      case 'error':
+        this.#finished = true;
+        out.push(chatErrorBody(ev.error));
+        break;
+    }
+    return out;
+  }
+
+  /** Called when the event source is exhausted; a stream that never stopped ends with an error object. */
+  end(): ChatStreamOut[] {
+    if (this.#finished) return [];
+    this.#finished = true;
+    return [chatErrorBody({ status: 502, type: 'server', message: 'The upstream stream ended unexpectedly.' })];
+  }
+
+  #stop(reason: StopReason, out: ChatStreamOut[]): void {
+    this.#finished = true;
+    let finish: ChatFinishReason = encodeChatFinishReason(reason);
+    if (finish === 'stop' && this.#toolIndex.size > 0 && reason !== 'error') finish = 'tool_calls';
+    out.push(this.#chunk({}, finish));
+    if (this.#includeUsage) {
+      out.push({
+        id: this.#id,
+        object: 'chat.completion.chunk',
+        created: this.#created,
+        model: this.#model ?? '',
+        choices: [],
+        usage: encodeChatUsage(this.#usage ?? { source: 'unknown' }),
+      });
+    }
+    out.push('[DONE]');
+  }
+
+  #chunk(delta: ChatDelta, finish: ChatFinishReason | null = null): ChatChunk {
+    const chunk: ChatChunk = {
+      id: this.#id,
+      object: 'chat.completion.chunk',
+      created: this.#created,
+      model: this.#model ?? '',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    };
+    if (this.#includeUsage) chunk.usage = null;
+    return chunk;
+  }
+}
+
+/** How a chat stream output is framed as SSE. */
+export function frameChatStreamOut(out: ChatStreamOut): { event?: string; data: string } {
+  return { data: out === '[DONE]' ? '[DONE]' : JSON.stringify(out) };
+}
