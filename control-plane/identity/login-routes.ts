@@ -1,0 +1,75 @@
+/**
+ * Password sign-in. POST /api/v1/auth/login sets the panel's HttpOnly, SameSite=Strict session cookie;
+ * POST /api/v1/auth/token exchanges the same credentials for an API token (what `svc login` stores);
+ * POST /api/v1/auth/logout ends the session.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../core/context.ts';
+import { PRINCIPALS_CACHE, SESSION_COOKIE } from '../../core/auth/authenticate.ts';
+import { verifyPassword } from '../../core/auth/password.ts';
+import { SCOPES, type Scope } from '../../core/auth/principal.ts';
+import { svcError } from '../../core/errors.ts';
+import { hashSecret, newId, newSecret } from '../../core/ids.ts';
+import { parseTtl } from '../../core/ttl.ts';
+import { readCookie } from '../auth-hook.ts';
+import { createToken, tokenView } from './token-service.ts';
+import { userView, type UserRow } from './user-service.ts';
+
+const SESSION_SECONDS = 7 * 86400;
+
+const CREDENTIALS = {
+  username: { type: 'string', minLength: 1, maxLength: 200 },
+  password: { type: 'string', minLength: 1, maxLength: 200 },
+} as const;
+
+async function checkCredentials(ctx: AppContext, username: string, password: string): Promise<UserRow> {
+  const r = await ctx.db.query<UserRow>('SELECT * FROM users WHERE username = $1 OR email = $1', [username]);
+  const u = r.rows[0];
+  // Verify against a dummy hash when the user is unknown, so timing does not reveal which names exist.
+  const ok = await verifyPassword(password, u?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+  if (!u || !u.password_hash || !ok) throw svcError('invalid_credentials');
+  return u;
+}
+
+export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const secure = ctx.config.publicUrl.startsWith('https:');
+
+  app.post('/api/v1/auth/login', {
+    config: { public: true },
+    schema: { tags: ['identity'], summary: 'Sign in with a password; sets the session cookie', body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: CREDENTIALS } },
+  }, async (req, reply) => {
+    const b = req.body as { username: string; password: string };
+    const u = await checkCredentials(ctx, b.username, b.password);
+    const secret = newSecret('ses_');
+    await ctx.db.query('INSERT INTO panel_sessions (id, user_id, session_hash, expires_at) VALUES ($1, $2, $3, $4)', [
+      newId(), u.id, hashSecret(secret), new Date(ctx.clock.now() + SESSION_SECONDS * 1000),
+    ]);
+    reply.header('Set-Cookie', `${SESSION_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_SECONDS}${secure ? '; Secure' : ''}`);
+    return { user: userView(u), expires_in: SESSION_SECONDS };
+  });
+
+  app.post('/api/v1/auth/token', {
+    config: { public: true },
+    schema: {
+      tags: ['identity'],
+      summary: 'Exchange a user name and password for an API token (shown once)',
+      body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: { ...CREDENTIALS, name: { type: 'string', minLength: 1, maxLength: 100, default: 'cli' }, scope: { type: 'string', enum: [...SCOPES], default: 'write' }, ttl: { default: '90d' } } },
+    },
+  }, async (req, reply) => {
+    const b = req.body as { username: string; password: string; name: string; scope: Scope; ttl: unknown };
+    const ttl = parseTtl(b.ttl);
+    const u = await checkCredentials(ctx, b.username, b.password);
+    const { row, secret } = await createToken(ctx, ctx.db, u.id, b.name, b.scope, ttl);
+    return reply.code(201).send({ ...tokenView(row), token: secret });
+  });
+
+  app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session' } }, async (req: FastifyRequest, reply) => {
+    const secret = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (secret) {
+      await ctx.db.query('DELETE FROM panel_sessions WHERE session_hash = $1', [hashSecret(secret)]);
+      await ctx.caches.invalidate(PRINCIPALS_CACHE, `s:${hashSecret(secret)}`);
+    }
+    reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    return { ok: true };
+  });
+}

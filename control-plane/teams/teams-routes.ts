@@ -1,0 +1,123 @@
+/**
+ * /api/v1/teams: teams, their members with roles, and the team limits superusers set
+ * (`ai.keys`, `ai.tokens`, `errors.events`; null or absent = unlimited).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../core/context.ts';
+import { PRINCIPALS_CACHE } from '../../core/auth/authenticate.ts';
+import { readableTeams, requireSuperuser, requireTeam, scopeAllows, TEAM_ROLES } from '../../core/auth/principal.ts';
+import { svcError } from '../../core/errors.ts';
+import { isDnsLabel, newId } from '../../core/ids.ts';
+import { rfc3339 } from '../../core/clock.ts';
+import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.ts';
+import { principal } from '../auth-hook.ts';
+import { resolveTeamId } from '../team-of-request.ts';
+import { findUserId } from '../identity/user-service.ts';
+import { TEAM_LIMIT_NAMES, TEAM_LIMITS_CACHE, readTeamLimits, type TeamLimits } from '../../core/team-limits.ts';
+
+interface TeamRow {
+  id: string;
+  name: string;
+  limits: TeamLimits;
+  created_at: Date;
+}
+
+const teamView = (t: TeamRow) => ({ id: t.id, name: t.name, limits: t.limits, created_at: rfc3339(t.created_at) });
+const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+const LIMITS_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(TEAM_LIMIT_NAMES.map((n) => [n, { type: ['integer', 'null'], minimum: 0, maximum: 1e15 }])),
+} as const;
+
+export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post('/api/v1/teams', {
+    schema: { tags: ['teams'], summary: 'Create a team; the creator becomes its owner', body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' } } } },
+  }, async (req, reply) => {
+    const p = principal(req);
+    if (!scopeAllows(p.scope, 'write')) throw svcError('insufficient_scope');
+    const { name } = req.body as { name: string };
+    if (!isDnsLabel(name)) throw svcError('invalid_dns_label', `The team name "${name}" must be a DNS label: 1 to 63 lowercase letters, digits or hyphens, not starting or ending with a hyphen.`);
+    const team = await ctx.db.tx(async (q) => {
+      const r = await q.query<TeamRow>('INSERT INTO teams (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING *', [newId(), name]);
+      if (!r.rows[0]) throw svcError('conflict', `A team named "${name}" already exists.`);
+      if (p.userId) await q.query("INSERT INTO memberships (team_id, user_id, role) VALUES ($1, $2, 'owner')", [r.rows[0].id, p.userId]);
+      return r.rows[0];
+    });
+    if (p.userId) await ctx.caches.invalidate(PRINCIPALS_CACHE);
+    return reply.code(201).send(teamView(team));
+  });
+
+  app.get('/api/v1/teams', { schema: { tags: ['teams'], summary: 'List the teams you can see', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) => {
+    const p = principal(req);
+    const { limit, after } = parseListParams(req.query as Record<string, string>, 1);
+    const visible = readableTeams(p);
+    const params: unknown[] = [limit + 1];
+    const where: string[] = [];
+    if (visible) where.push(`id = ANY($${params.push(visible)})`);
+    if (after) where.push(`name > $${params.push(after[0])}`);
+    const r = await ctx.db.query<TeamRow>(`SELECT * FROM teams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY name LIMIT $1`, params);
+    return listEnvelope(r.rows, limit, (t) => [t.name], teamView);
+  });
+
+  app.get('/api/v1/teams/:id', { schema: { tags: ['teams'], summary: 'Show a team', params: ID } }, async (req) => {
+    const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
+    requireTeam(principal(req), id, 'read');
+    const r = await ctx.db.query<TeamRow>('SELECT * FROM teams WHERE id = $1', [id]);
+    return teamView(r.rows[0]);
+  });
+
+  app.get('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Show a team's limits", params: ID } }, async (req) => {
+    const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
+    requireTeam(principal(req), id, 'read');
+    return readTeamLimits(ctx.db, id);
+  });
+
+  app.put('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Set a team's limits (superusers); null = unlimited", params: ID, body: LIMITS_BODY } }, async (req) => {
+    requireSuperuser(principal(req));
+    const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
+    const body = req.body as Record<string, number | null>;
+    const limits: TeamLimits = {};
+    for (const n of TEAM_LIMIT_NAMES) if (typeof body[n] === 'number') limits[n] = body[n];
+    await ctx.db.query('UPDATE teams SET limits = $2 WHERE id = $1', [id, JSON.stringify(limits)]);
+    await ctx.caches.invalidate(TEAM_LIMITS_CACHE, id);
+    return limits;
+  });
+
+  app.get('/api/v1/teams/:id/members', { schema: { tags: ['teams'], summary: 'List members and roles', params: ID } }, async (req) => {
+    const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
+    requireTeam(principal(req), id, 'read');
+    const r = await ctx.db.query<{ user_id: string; username: string; role: string; created_at: Date }>(
+      'SELECT m.user_id, u.username, m.role, m.created_at FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 ORDER BY u.username',
+      [id],
+    );
+    return { items: r.rows.map((m) => ({ user: m.user_id, username: m.username, role: m.role, created_at: rfc3339(m.created_at) })), next_cursor: null };
+  });
+
+  app.put('/api/v1/teams/:id/members/:user', {
+    schema: { tags: ['teams'], summary: 'Add a member or change their role (team admins)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } } },
+  }, async (req) => {
+    const params = req.params as { id: string; user: string };
+    const id = await resolveTeamId(ctx.db, params.id);
+    const p = principal(req);
+    const { role } = req.body as { role: string };
+    requireTeam(p, id, role === 'owner' ? 'own' : 'manage');
+    const userId = await findUserId(ctx.db, params.user);
+    await ctx.db.query('INSERT INTO memberships (team_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role', [id, userId, role]);
+    await ctx.caches.invalidate(PRINCIPALS_CACHE);
+    return { user: userId, role };
+  });
+
+  app.delete('/api/v1/teams/:id/members/:user', {
+    schema: { tags: ['teams'], summary: 'Remove a member (team admins)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] } },
+  }, async (req) => {
+    const params = req.params as { id: string; user: string };
+    const id = await resolveTeamId(ctx.db, params.id);
+    requireTeam(principal(req), id, 'manage');
+    const userId = await findUserId(ctx.db, params.user);
+    const r = await ctx.db.query('DELETE FROM memberships WHERE team_id = $1 AND user_id = $2', [id, userId]);
+    if (r.rowCount === 0) throw svcError('not_found', 'That user is not a member of this team.');
+    await ctx.caches.invalidate(PRINCIPALS_CACHE);
+    return { removed: userId };
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * Configuration from the environment, parsed and validated once at start. A bad variable stops the process with a
+ * message that names it. Everything else reads the typed Config, never process.env.
+ */
+import { isAbsolute, resolve } from 'node:path';
+
+export type Role = 'all' | 'proxy' | 'control-plane';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  dataDir: string;
+  secretKey: string | undefined;
+  adminToken: string | undefined;
+  logLevel: string;
+  production: boolean;
+  allowPrivateWebhooks: boolean;
+  bodyLimitBytes: number;
+  upstreamTimeoutMs: number;
+  providerProfilesFile: string | undefined;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const production = env.NODE_ENV === 'production';
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const publicUrl = (url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
+  const secretKey = env.SVC_SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SVC_SECRET_KEY', 'must be at least 32 characters');
+  if (databaseUrl && !secretKey) throw new ConfigError('SVC_SECRET_KEY', 'is required when DATABASE_URL is set (every node must share it)');
+  const adminToken = env.SVC_ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('SVC_ADMIN_TOKEN', 'must be at least 16 characters');
+  const dataDir = env.SVC_DATA_DIR || './data';
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl,
+    redisUrl,
+    redisPrefix: env.SVC_REDIS_PREFIX || 'svc:',
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    secretKey,
+    adminToken,
+    logLevel,
+    production,
+    // Private webhook targets: off in production, on for single-node installs and tests (docs/webhooks.md).
+    allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', !production),
+    bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
+    providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
+  };
+}

@@ -1,0 +1,19 @@
+/** What every surface is given at start: configuration, storage, counters, the cache bus, logger and clock. */
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Counters } from './counters/counters.ts';
+import type { Db } from './db/db.ts';
+import type { CacheBus } from './cache.ts';
+import type { Logger } from './logger.ts';
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  counters: Counters;
+  caches: CacheBus;
+  log: Logger;
+  clock: Clock;
+  /** Encryption key for secrets at rest (32 bytes), derived from SVC_SECRET_KEY. */
+  secretKey: Buffer;
+  version: string;
+}

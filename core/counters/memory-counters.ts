@@ -1,0 +1,101 @@
+/** Counters in this process's memory: exact for one node, the embedded default when REDIS_URL is unset. */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Counters, HitResult } from './counters.ts';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+export class MemoryCounters implements Counters {
+  readonly kind = 'memory' as const;
+  #clock: Clock;
+  #values = new Map<string, Entry>();
+  #windows = new Map<string, number[]>();
+  #subs = new Map<string, Set<(m: string) => void>>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  #read(key: string): string | null {
+    const e = this.#values.get(key);
+    if (!e) return null;
+    if (e.expiresAt <= this.#clock.now()) {
+      this.#values.delete(key);
+      return null;
+    }
+    return e.value;
+  }
+
+  async time(): Promise<number> {
+    return this.#clock.now();
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<HitResult> {
+    const now = this.#clock.now();
+    const hits = (this.#windows.get(key) ?? []).filter((t) => t > now - windowMs);
+    if (hits.length >= limit) {
+      this.#windows.set(key, hits);
+      return { allowed: false, count: hits.length, retryAfterMs: Math.max(1, hits[0] + windowMs - now) };
+    }
+    hits.push(now);
+    this.#windows.set(key, hits);
+    return { allowed: true, count: hits.length, retryAfterMs: 0 };
+  }
+
+  async incrBy(key: string, by: number, ttlMs?: number): Promise<number> {
+    const current = Number(this.#read(key) ?? 0);
+    const next = current + by;
+    const prev = this.#values.get(key);
+    const expiresAt = prev && prev.expiresAt > this.#clock.now() ? prev.expiresAt : ttlMs ? this.#clock.now() + ttlMs : Infinity;
+    this.#values.set(key, { value: String(next), expiresAt });
+    return next;
+  }
+
+  async get(key: string): Promise<number> {
+    return Number(this.#read(key) ?? 0);
+  }
+
+  async setValue(key: string, value: string, ttlMs?: number, onlyIfAbsent = false): Promise<boolean> {
+    if (onlyIfAbsent && this.#read(key) !== null) return false;
+    this.#values.set(key, { value, expiresAt: ttlMs ? this.#clock.now() + ttlMs : Infinity });
+    return true;
+  }
+
+  async getValue(key: string): Promise<string | null> {
+    return this.#read(key);
+  }
+
+  async del(key: string): Promise<void> {
+    this.#values.delete(key);
+    this.#windows.delete(key);
+  }
+
+  async lock(key: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    const token = randomUUID();
+    if (!(await this.setValue(key, token, ttlMs, true))) return null;
+    return async () => {
+      if (this.#read(key) === token) this.#values.delete(key);
+    };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    for (const h of this.#subs.get(channel) ?? []) queueMicrotask(() => h(message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
+    const set = this.#subs.get(channel) ?? new Set();
+    set.add(handler);
+    this.#subs.set(channel, set);
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#subs.clear();
+  }
+}

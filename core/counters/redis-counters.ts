@@ -1,0 +1,129 @@
+/**
+ * Counters on Redis: atomic Lua scripts on Redis time, so every proxy node shares one exact window. One connection
+ * for commands, one for subscriptions (a subscribed connection can issue nothing else).
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Counters, HitResult } from './counters.ts';
+
+// Sliding-window log: members are unique per hit, scored by Redis time in ms.
+const HIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count >= tonumber(ARGV[1]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, count, tonumber(oldest[2]) + window - now}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return {1, count + 1, 0}`;
+
+const INCR = `
+local v = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+if tonumber(ARGV[2]) > 0 and redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return v`;
+
+const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+export class RedisCounters implements Counters {
+  readonly kind = 'redis' as const;
+  readonly redis: Redis;
+  readonly prefix: string;
+  #url: string;
+  #sub: Redis | undefined;
+  #handlers = new Map<string, Set<(m: string) => void>>();
+
+  constructor(url: string, prefix: string) {
+    this.#url = url;
+    this.prefix = prefix;
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    this.redis.on('error', () => {});
+  }
+
+  async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      this.redis.once('ready', resolve);
+      this.redis.once('end', () => reject(new Error('Redis connection ended')));
+    });
+  }
+
+  async time(): Promise<number> {
+    const [s, us] = await this.redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<HitResult> {
+    const [ok, count, retry] = (await this.redis.eval(HIT, 1, this.prefix + key, limit, windowMs, randomUUID())) as number[];
+    return { allowed: ok === 1, count, retryAfterMs: Math.max(ok === 1 ? 0 : 1, retry) };
+  }
+
+  async incrBy(key: string, by: number, ttlMs = 0): Promise<number> {
+    return Number(await this.redis.eval(INCR, 1, this.prefix + key, by, ttlMs));
+  }
+
+  async get(key: string): Promise<number> {
+    return Number((await this.redis.get(this.prefix + key)) ?? 0);
+  }
+
+  async setValue(key: string, value: string, ttlMs?: number, onlyIfAbsent = false): Promise<boolean> {
+    const k = this.prefix + key;
+    let r: string | null;
+    if (ttlMs && onlyIfAbsent) r = await this.redis.set(k, value, 'PX', ttlMs, 'NX');
+    else if (ttlMs) r = await this.redis.set(k, value, 'PX', ttlMs);
+    else if (onlyIfAbsent) r = await this.redis.set(k, value, 'NX');
+    else r = await this.redis.set(k, value);
+    return r === 'OK';
+  }
+
+  async getValue(key: string): Promise<string | null> {
+    return this.redis.get(this.prefix + key);
+  }
+
+  async del(key: string): Promise<void> {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async lock(key: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    const token = randomUUID();
+    if (!(await this.setValue(key, token, ttlMs, true))) return null;
+    return async () => {
+      await this.redis.eval(UNLOCK, 1, this.prefix + key, token);
+    };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.redis.publish(this.prefix + channel, message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
+    if (!this.#sub) {
+      this.#sub = new Redis(this.#url, { maxRetriesPerRequest: null });
+      this.#sub.on('error', () => {});
+      this.#sub.on('message', (ch: string, msg: string) => {
+        for (const h of this.#handlers.get(ch) ?? []) h(msg);
+      });
+    }
+    const full = this.prefix + channel;
+    const set = this.#handlers.get(full) ?? new Set();
+    if (set.size === 0) await this.#sub.subscribe(full);
+    set.add(handler);
+    this.#handlers.set(full, set);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#sub?.disconnect();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

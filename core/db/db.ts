@@ -1,0 +1,31 @@
+/**
+ * The database interface every part uses: parameterised queries and transactions. Two implementations: a pg pool on
+ * a real Postgres (DATABASE_URL) and the embedded in-process Postgres (PGlite) under the data directory.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Runs several statements with no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'embedded';
+  /** Runs fn inside BEGIN … COMMIT (ROLLBACK on throw). */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Holds a session-level advisory lock for the duration of fn (waits for it). */
+  withLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  /** Tries a session-level advisory lock; returns a release function, or null when another session holds it. */
+  tryLock(lockId: number): Promise<(() => Promise<void>) | null>;
+  close(): Promise<void>;
+}
+
+/** Advisory lock ids in one place, so features never collide. */
+export const LOCKS = {
+  migrate: 7_100_001,
+  scheduler: 7_100_002,
+} as const;

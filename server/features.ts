@@ -1,0 +1,31 @@
+/**
+ * The features each role mounts. The entry point is the only place that wires proxy/, ingest/ and control-plane/
+ * together; each feature registers its routes on the app and may add background jobs to the scheduler.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../core/context.ts';
+import type { Role } from '../core/config.ts';
+import type { Scheduler } from '../core/scheduler.ts';
+import { controlPlanePlugin } from '../control-plane/plugin.ts';
+
+export interface Feature {
+  name: string;
+  roles: readonly Role[];
+  capabilities: readonly string[];
+  register(app: FastifyInstance, ctx: AppContext, scheduler: Scheduler): Promise<void> | void;
+  /** Drains queues on shutdown (after the server stops accepting). */
+  drain?(): Promise<void>;
+}
+
+export function features(): Feature[] {
+  return [
+    {
+      name: 'control-plane',
+      roles: ['all', 'control-plane'],
+      capabilities: ['identity', 'teams', 'tokens', 'webhooks', 'notifications', 'search', 'openapi'],
+      register: async (app, ctx, scheduler) => {
+        await app.register(controlPlanePlugin(ctx, scheduler));
+      },
+    },
+  ];
+}

@@ -1,0 +1,64 @@
+/**
+ * Opens everything a node needs: the database (real Postgres or the embedded one under the data dir), migrations,
+ * the counters (Redis or in-memory), the cache bus and the secret key.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CacheBus } from '../core/cache.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import type { Config } from '../core/config.ts';
+import type { AppContext } from '../core/context.ts';
+import { MemoryCounters } from '../core/counters/memory-counters.ts';
+import { RedisCounters } from '../core/counters/redis-counters.ts';
+import type { Counters } from '../core/counters/counters.ts';
+import { setCursorKey } from '../core/cursor.ts';
+import type { Db } from '../core/db/db.ts';
+import { createEmbeddedDb } from '../core/db/embedded-db.ts';
+import { migrate } from '../core/db/migrate.ts';
+import { createPgDb } from '../core/db/pg-db.ts';
+import type { Logger } from '../core/logger.ts';
+import { deriveKey } from '../core/secret-box.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const MIGRATIONS_DIR = join(ROOT, 'migrations');
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export async function openDb(config: Config): Promise<Db> {
+  return config.databaseUrl ? createPgDb(config.databaseUrl) : createEmbeddedDb(join(config.dataDir, 'pg'));
+}
+
+/** On a single node without SVC_SECRET_KEY, a key is generated once into the data dir (mode 600). */
+function secretKeyOf(config: Config): string {
+  if (config.secretKey) return config.secretKey;
+  const file = join(config.dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}
+
+export async function openContext(config: Config, log: Logger, opts: { clock?: Clock; db?: Db; counters?: Counters } = {}): Promise<AppContext> {
+  const clock = opts.clock ?? systemClock;
+  const db = opts.db ?? (await openDb(config));
+  const applied = await migrate(db, MIGRATIONS_DIR);
+  if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+  let counters = opts.counters;
+  if (!counters) {
+    if (config.redisUrl) {
+      const r = new RedisCounters(config.redisUrl, config.redisPrefix);
+      await r.ready();
+      counters = r;
+    } else counters = new MemoryCounters(clock);
+  }
+  const caches = new CacheBus(counters);
+  await caches.start();
+  const secret = secretKeyOf(config);
+  setCursorKey(secret);
+  return { config, db, counters, caches, log, clock, secretKey: deriveKey(secret), version: packageVersion() };
+}
