@@ -1,0 +1,24 @@
+/**
+ * The outbox: every event a team may be told about (webhooks, GET /api/v1/notifications) is inserted here inside
+ * the transaction that causes it, so an event exists exactly when its cause was committed. The dispatcher (one
+ * node at a time) delivers rows to the team's webhooks.
+ */
+import type { Queryable } from './db/db.ts';
+
+/** Every event kind a webhook can subscribe to. Add a kind here when a feature starts emitting it. */
+export const EVENT_KINDS = [
+  'issue.new',
+  'issue.regressed',
+  'issue.spike',
+  'key.budget_alert',
+  'account.state_changed',
+  'webhook.test',
+] as const;
+
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** Inserts an event for the team; call it with the transaction that commits the cause. */
+export async function emitEvent(q: Queryable, teamId: string, kind: EventKind, payload: Record<string, unknown>): Promise<number> {
+  const r = await q.query<{ id: number }>('INSERT INTO outbox (team_id, kind, payload) VALUES ($1, $2, $3) RETURNING id', [teamId, kind, JSON.stringify(payload)]);
+  return r.rows[0].id;
+}
