@@ -10,7 +10,7 @@
 // @see https://ai.google.dev/gemini-api/docs/thought-signatures
 
 import type { Conversation, Part, Reasoning, ReasoningEffort } from '../model.ts';
-import { encodeGenerativeCall, encodeGenerativeMedia, encodeGenerativeResult } from './generative-parts.ts';
+import { attachGenerativeSignatures, encodeGenerativeCall, encodeGenerativeMedia, encodeGenerativeResult } from './generative-parts.ts';
 import { encodeGenerativeDeclaration } from './generative-schema.ts';
 import type {
   GenerateContentRequest, GenerativeContent, GenerativeGenerationConfig, GenerativeJson, GenerativePart, GenerativeRole,
@@ -53,19 +53,6 @@ function encodePart(part: Part, names: Map<string, string>, role: GenerativeRole
   }
 }
 
-/** An empty-text signature part belongs to the text part before it (see generative-parts.ts). */
-function attachSignatures(parts: GenerativePart[]): GenerativePart[] {
-  const out: GenerativePart[] = [];
-  for (const p of parts) {
-    const prev = out.at(-1);
-    const bare = p.text === '' && p.thought !== true && p.thoughtSignature !== undefined;
-    if (bare && prev !== undefined && typeof prev.text === 'string' && prev.thought !== true && prev.thoughtSignature === undefined) {
-      prev.thoughtSignature = p.thoughtSignature;
-    } else out.push(p);
-  }
-  return out;
-}
-
 /** Results first, in the order of the calls they answer; then everything else. */
 function orderResults(parts: GenerativePart[], callOrder: string[]): GenerativePart[] {
   const rank = (p: GenerativePart): number => {
@@ -93,7 +80,7 @@ function encodeContents(conv: Conversation): GenerativeContent[] {
   for (const c of contents) {
     if (c.role === 'model') {
       callOrder = (c.parts ?? []).flatMap((p) => (p.functionCall ? [p.functionCall.id ?? p.functionCall.name] : []));
-      c.parts = attachSignatures(c.parts ?? []);
+      c.parts = attachGenerativeSignatures(c.parts ?? []);
       const first = c.parts.find((p) => p.functionCall !== undefined);
       if (first !== undefined && first.thoughtSignature === undefined) first.thoughtSignature = SKIP_THOUGHT_SIGNATURE;
     } else {

@@ -5,7 +5,7 @@
 
 import type { Part, Reply } from '../model.ts';
 import { toGenerativeUsage } from './convert-generative-usage.ts';
-import { encodeGenerativeCall, encodeGenerativeMedia } from './generative-parts.ts';
+import { attachGenerativeSignatures, encodeGenerativeCall, encodeGenerativeMedia } from './generative-parts.ts';
 import { GENERATIVE_FINISH_FOR_STOP } from './map-generative-finish-reason.ts';
 import type { GenerateContentResponse, GenerativeCandidate, GenerativePart } from './types.ts';
 
@@ -36,7 +36,7 @@ export function encodeGenerativeReplyPart(part: Part): GenerativePart[] {
 }
 
 export function encodeGenerativeResponse(reply: Reply): GenerateContentResponse {
-  const parts = reply.parts.flatMap(encodeGenerativeReplyPart);
+  const parts = attachGenerativeSignatures(reply.parts.flatMap(encodeGenerativeReplyPart));
   const candidate: GenerativeCandidate = {
     content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] },
     finishReason: GENERATIVE_FINISH_FOR_STOP[reply.stopReason],

@@ -142,3 +142,16 @@ export function encodeGenerativeResult(part: ToolResultPart, name: string): Gene
   const media = part.content.filter((c): c is ImagePart | Extract<ToolResultContent, { type: 'document' }> => c.type !== 'text');
   return [{ functionResponse: fr }, ...media.map((m) => encodeGenerativeMedia(m.source, m.type === 'image' ? 'image/jpeg' : 'application/pdf'))];
 }
+
+/** Puts each bare signature part (`{text:"",thoughtSignature}`) back on the text part before it. */
+export function attachGenerativeSignatures(parts: GenerativePart[]): GenerativePart[] {
+  const out: GenerativePart[] = [];
+  for (const p of parts) {
+    const prev = out.at(-1);
+    const bare = p.text === '' && p.thought !== true && p.thoughtSignature !== undefined;
+    if (bare && prev !== undefined && typeof prev.text === 'string' && prev.thought !== true && prev.thoughtSignature === undefined) {
+      prev.thoughtSignature = p.thoughtSignature;
+    } else out.push(p);
+  }
+  return out;
+}
