@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeGenerativeCountTokens } from './encode-generative-count-tokens.ts';
-import { decodeGenerativeError, encodeGenerativeError } from './generative-errors.ts';
+import { decodeGenerativeError, encodeGenerativeError, generativeErrorBody } from './generative-errors.ts';
 
 describe('decodeGenerativeError', () => {
   it('reads status, message and RetryInfo of a 429', () => {
@@ -15,6 +15,7 @@ describe('decodeGenerativeError', () => {
     expect(decodeGenerativeError(404, [{ error: { code: 404, message: 'models/x is not found', status: 'NOT_FOUND' } }]).type).toBe('not_found');
     expect(decodeGenerativeError(502, '<html>Bad Gateway</html>')).toEqual({ status: 502, type: 'server', message: '<html>Bad Gateway</html>' });
     expect(decodeGenerativeError(504, undefined)).toEqual({ status: 504, type: 'timeout', message: 'The upstream answered HTTP 504.' });
+    expect(decodeGenerativeError(429, '{"error":{"code":429,"message":"Slow.","status":"RESOURCE_EXHAUSTED"}}', { 'retry-after': '9' })).toMatchObject({ type: 'rate_limit', message: 'Slow.', retryAfter: 9 });
   });
 
   it('maps every status string', () => {
@@ -29,9 +30,10 @@ describe('decodeGenerativeError', () => {
 
 describe('encodeGenerativeError', () => {
   it('writes the google status string and shows 529 as 503', () => {
-    expect(encodeGenerativeError({ status: 529, type: 'overloaded', message: 'Overloaded.' })).toEqual({ error: { code: 503, message: 'Overloaded.', status: 'UNAVAILABLE' } });
-    expect(encodeGenerativeError({ status: 401, type: 'authentication', message: 'Bad key.' })).toEqual({ error: { code: 401, message: 'Bad key.', status: 'UNAUTHENTICATED' } });
-    expect(encodeGenerativeError({ status: 0, type: 'timeout', message: 'Late.' }).error).toMatchObject({ code: 504, status: 'DEADLINE_EXCEEDED' });
+    expect(encodeGenerativeError({ status: 529, type: 'overloaded', message: 'Overloaded.' })).toEqual({ status: 503, body: { error: { code: 503, message: 'Overloaded.', status: 'UNAVAILABLE' } }, headers: {} });
+    expect(encodeGenerativeError({ status: 401, type: 'authentication', message: 'Bad key.' }).body).toEqual({ error: { code: 401, message: 'Bad key.', status: 'UNAUTHENTICATED' } });
+    expect(generativeErrorBody({ status: 0, type: 'timeout', message: 'Late.' }).error).toMatchObject({ code: 504, status: 'DEADLINE_EXCEEDED' });
+    expect(encodeGenerativeError({ status: 429, type: 'rate_limit', message: 'Slow.', retryAfter: 3 })).toMatchObject({ status: 429, headers: { 'retry-after': '3' } });
   });
 
   it('answers countTokens', () => {

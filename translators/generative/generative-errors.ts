@@ -6,7 +6,7 @@
 // @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
 
 import type { UpstreamError, UpstreamErrorType } from '../model.ts';
-import { errorTypeForStatus, STATUS_FOR_ERROR_TYPE } from '../upstream-error-status.ts';
+import { errorTypeForStatus, retryAfterSeconds, STATUS_FOR_ERROR_TYPE, type HeaderBag } from '../upstream-error-status.ts';
 import type { GenerativeErrorBody, GenerativeErrorStatus, GenerativeObject } from './types.ts';
 
 const TYPE_FOR_STATUS: Partial<Record<GenerativeErrorStatus, UpstreamErrorType>> = {
@@ -51,13 +51,29 @@ function retryDelay(list: Record<string, unknown>[]): number | undefined {
   return undefined;
 }
 
-/** An HTTP error answer (parsed JSON or raw text) from a generative-language upstream; status 0 for a stream frame. */
-export function decodeGenerativeError(status: number, body: unknown): UpstreamError {
-  const root = Array.isArray(body) ? body[0] : body;
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * An error answer (parsed JSON or raw text) from a generative-language upstream; status 0 for a stream frame.
+ * `retry-after` headers are read when the body has no RetryInfo.
+ */
+export function decodeGenerativeError(status: number, body: unknown, headers?: HeaderBag): UpstreamError {
+  const parsed = typeof body === 'string' ? tryJson(body) : body;
+  const root = Array.isArray(parsed) ? parsed[0] : parsed;
   const err = isObject(root) && isObject(root.error) ? root.error : undefined;
   if (err === undefined) {
     const text = typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 500) : `The upstream answered HTTP ${status}.`;
-    return { status, type: errorTypeForStatus(status), message: text };
+    const type = errorTypeForStatus(status >= 400 ? status : 500);
+    const out: UpstreamError = { status: status >= 400 ? status : STATUS_FOR_ERROR_TYPE[type], type, message: text };
+    const retry = retryAfterSeconds(headers);
+    if (retry !== undefined) out.retryAfter = retry;
+    return out;
   }
   const rpc = typeof err.status === 'string' ? err.status : undefined;
   const list = details(err);
@@ -75,13 +91,13 @@ export function decodeGenerativeError(status: number, body: unknown): UpstreamEr
   };
   const code = reason ?? rpc;
   if (code !== undefined) out.code = code;
-  const retry = retryDelay(list);
+  const retry = retryDelay(list) ?? retryAfterSeconds(headers);
   if (retry !== undefined) out.retryAfter = retry;
   return out;
 }
 
-/** The error body for a generative-language client; its `code` is also the HTTP status to answer with. */
-export function encodeGenerativeError(err: UpstreamError): GenerativeErrorBody {
+/** The error object as it appears in a generative-language body or stream frame. */
+export function generativeErrorBody(err: UpstreamError): GenerativeErrorBody {
   const { status, code } = GENERATIVE_ERROR_STATUS[err.type];
   const httpCode = err.status >= 400 && err.status !== 529 ? err.status : code;
   const body: GenerativeErrorBody = { error: { code: httpCode, message: err.message, status } };
@@ -90,4 +106,12 @@ export function encodeGenerativeError(err: UpstreamError): GenerativeErrorBody {
     body.error.details = [retry];
   }
   return body;
+}
+
+/** The HTTP answer for a generative-language client: status (529 shown as 503), body and `Retry-After`. */
+export function encodeGenerativeError(err: UpstreamError): { status: number; body: GenerativeErrorBody; headers: Record<string, string> } {
+  const body = generativeErrorBody(err);
+  const headers: Record<string, string> = {};
+  if (err.retryAfter !== undefined) headers['retry-after'] = String(err.retryAfter);
+  return { status: body.error.code, body, headers };
 }

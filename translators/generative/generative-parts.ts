@@ -14,6 +14,7 @@
 // @see https://ai.google.dev/api/caching#Part
 
 import type { ImagePart, MediaSource, Part, StyleName, ToolCallPart, ToolResultContent, ToolResultPart } from '../model.ts';
+import { parseDataUrl } from '../data-url.ts';
 import { isMadeUpGenerativeCallId } from './generative-call-id.ts';
 import type { GenerativeFunctionCall, GenerativeFunctionResponse, GenerativeObject, GenerativePart } from './types.ts';
 
@@ -110,8 +111,8 @@ export function encodeGenerativeMedia(source: MediaSource, fallbackType: string)
     case 'file':
       return { fileData: { mimeType: source.mediaType ?? fallbackType, fileUri: source.fileId } };
     case 'url': {
-      const data = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(source.url);
-      if (data !== null) return { inlineData: { mimeType: data[1], data: data[2] } };
+      const inline = parseDataUrl(source.url);
+      if (inline !== undefined) return { inlineData: { mimeType: inline.mediaType, data: inline.data } };
       return { fileData: { mimeType: source.mediaType ?? guessType(source.url, fallbackType), fileUri: source.url } };
     }
   }

@@ -12,7 +12,7 @@
 import type { StreamEvent, Usage } from '../model.ts';
 import { parseToolArguments } from '../tool-arguments.ts';
 import { toGenerativeUsage } from './convert-generative-usage.ts';
-import { encodeGenerativeError } from './generative-errors.ts';
+import { generativeErrorBody } from './generative-errors.ts';
 import { encodeGenerativeCall } from './generative-parts.ts';
 import { GENERATIVE_FINISH_FOR_STOP } from './map-generative-finish-reason.ts';
 import type { GenerateContentResponse, GenerativeErrorBody, GenerativePart } from './types.ts';
@@ -77,7 +77,7 @@ export class GenerativeStreamEncoder {
       }
       case 'error':
         this.#done = true;
-        return [encodeGenerativeError(ev.error)];
+        return [generativeErrorBody(ev.error)];
     }
   }
 
@@ -85,7 +85,7 @@ export class GenerativeStreamEncoder {
   end(): GenerativeStreamChunk[] {
     if (this.#done) return [];
     this.#done = true;
-    return [encodeGenerativeError({ status: 502, type: 'server', message: 'The upstream stream ended before the answer was finished.' })];
+    return [generativeErrorBody({ status: 502, type: 'server', message: 'The upstream stream ended before the answer was finished.' })];
   }
 
   #signature(index: number, signature: string, origin: string | undefined): GenerativeStreamChunk[] {
