@@ -1,0 +1,49 @@
+/**
+ * Starts a real `node main.ts serve` process for tests of several nodes on one Postgres and one Redis.
+ * Resolves once it listens; `stop()` sends SIGTERM and waits for the exit code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface NodeProcess {
+  proc: ChildProcess;
+  url: string;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>): Promise<NodeProcess> {
+  const proc = spawn(process.execPath, [join(ROOT, 'main.ts'), 'serve', '--role', role], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d) => (out += d));
+  proc.stderr?.on('data', (d) => (out += d));
+  let exited: Promise<number | null> = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node did not start in time:\n${out}`)), 60_000);
+    void exited.then((code) => reject(new Error(`node exited with ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (!m) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({
+        proc,
+        url: m[1],
+        output: () => out,
+        stop: (signal = 'SIGTERM') => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+          return exited;
+        },
+      });
+    }, 25);
+  }).finally(() => {
+    exited = exited.catch(() => null);
+  }) as Promise<NodeProcess>;
+}
