@@ -25,4 +25,6 @@ export default [
       }],
     },
   },
+  // Tool configuration files are loaded by their tools through a default export.
+  { files: ['*.config.ts'], rules: { 'import-x/no-default-export': 'off' } },
 ];
