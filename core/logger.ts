@@ -29,7 +29,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
         // Never log query strings: keys may travel in ?key= or ?sentry_key=.
-        req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        // Headers are never logged either: they carry keys and cookies.
+        req: (req: { method?: string; url?: string; id?: string }) => ({ id: req.id, method: req.method, path: req.url?.split('?')[0] }),
       },
     },
     destination,

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  it('has working defaults for a single node', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, allowPrivateWebhooks: true });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'SVC_SECRET_KEY'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ SVC_PUBLIC_URL: 'ftp://x' }, 'SVC_PUBLIC_URL'],
+    [{ SVC_SECRET_KEY: 'short' }, 'SVC_SECRET_KEY'],
+    [{ SVC_ADMIN_TOKEN: 'short' }, 'SVC_ADMIN_TOKEN'],
+    [{ SVC_ALLOW_PRIVATE_WEBHOOKS: 'maybe' }, 'SVC_ALLOW_PRIVATE_WEBHOOKS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+  ])('names the bad variable in %j', (env, variable) => {
+    try {
+      loadConfig(env);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).variable).toBe(variable);
+      expect((e as Error).message).toContain(variable);
+    }
+  });
+
+  it('turns private webhooks off in production unless allowed', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).allowPrivateWebhooks).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
+  });
+});
