@@ -49,6 +49,9 @@ export const ERRORS = {
   invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),
   webhook_private_address: def(400, 'The webhook URL points at a private or loopback address, which this instance does not allow.'),
 
+  // --- MCP ---
+  unsupported_protocol_version: def(400, 'The MCP-Protocol-Version header names a protocol version this server does not support.'),
+
   // --- AI gateway ---
   invalid_api_key: def(401, 'The gateway key is missing or not valid.'),
   model_not_allowed: def(403, 'This key is not allowed to use this model.'),
