@@ -3,6 +3,7 @@
  * the transaction that causes it, so an event exists exactly when its cause was committed. The dispatcher (one
  * node at a time) delivers rows to the team's webhooks.
  */
+import type { Counters } from './counters/counters.ts';
 import type { Queryable } from './db/db.ts';
 
 /** Every event kind a webhook can subscribe to. Add a kind here when a feature starts emitting it. */
@@ -21,4 +22,12 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export async function emitEvent(q: Queryable, teamId: string, kind: EventKind, payload: Record<string, unknown>): Promise<number> {
   const r = await q.query<{ id: number }>('INSERT INTO outbox (team_id, kind, payload) VALUES ($1, $2, $3) RETURNING id', [teamId, kind, JSON.stringify(payload)]);
   return r.rows[0].id;
+}
+
+/** Pub/sub channel on which emitters announce committed rows, so the dispatcher wakes before its next poll. */
+export const OUTBOX_CHANNEL = 'outbox.new';
+
+/** Call after the transaction that emitted events has committed; the dispatcher polls anyway, this only saves latency. */
+export async function announceEvents(counters: Pick<Counters, 'publish'>): Promise<void> {
+  await counters.publish(OUTBOX_CHANNEL, '1').catch(() => {});
 }
