@@ -1,0 +1,105 @@
+/**
+ * The `exception` interface: `{values: [...]}`, a bare list, or (legacy) a single exception object.
+ * Values stay ordered oldest → newest (the last is the raised one). A value with neither type, value nor
+ * frames is dropped. Frames keep their known fields when well-typed and every unknown field as sent; a
+ * stack trace longer than 250 frames keeps its first 50 and last 200 (the raise site matters most).
+ * @see https://develop.sentry.dev/sdk/data-model/event-payloads/exception/
+ */
+import type { ExceptionMechanism, ExceptionValue, StackFrame, Stacktrace } from './event-types.ts';
+import { isObject, readBoolean, readIdentifier, readText, readUint, readValues, type DropFn, type Json } from './event-values.ts';
+
+const MAX_VALUES = 25;
+const MAX_FRAMES = 250;
+const KEEP_HEAD = 50;
+const MAX_VALUE_CHARS = 8192;
+
+export function readExceptions(raw: unknown, drop: DropFn): ExceptionValue[] | undefined {
+  if (raw === undefined || raw === null) return [];
+  let list = readValues(raw);
+  if (list === undefined && isObject(raw) && (raw.type !== undefined || raw.value !== undefined)) list = [raw];
+  if (list === undefined) return undefined;
+  const out: ExceptionValue[] = [];
+  const start = Math.max(0, list.length - MAX_VALUES);
+  for (let i = start; i < list.length; i++) {
+    const e = readException(list[i], drop, `exception.values[${i}]`);
+    if (e) out.push(e);
+    else drop(`exception.values[${i}]`);
+  }
+  return out;
+}
+
+function readException(raw: unknown, drop: DropFn, path: string): ExceptionValue | undefined {
+  if (!isObject(raw)) return undefined;
+  const out: ExceptionValue = { ...raw };
+  setOrDrop(out, 'type', raw.type, readIdentifier(raw.type, 256), drop, path);
+  const value = isObject(raw.value) || Array.isArray(raw.value) ? safeJson(raw.value) : raw.value;
+  setOrDrop(out, 'value', raw.value, readText(value, MAX_VALUE_CHARS), drop, path);
+  setOrDrop(out, 'module', raw.module, readIdentifier(raw.module, 256), drop, path);
+  setOrDrop(out, 'mechanism', raw.mechanism, readMechanism(raw.mechanism), drop, path);
+  setOrDrop(out, 'stacktrace', raw.stacktrace, readStacktrace(raw.stacktrace, drop, `${path}.stacktrace`), drop, path);
+  if (out.type === undefined && out.value === undefined && (out.stacktrace?.frames.length ?? 0) === 0) return undefined;
+  return out;
+}
+
+function readMechanism(raw: unknown): ExceptionMechanism | undefined {
+  if (!isObject(raw)) return undefined;
+  const out: ExceptionMechanism = { ...raw };
+  for (const key of ['handled', 'synthetic'] as const) {
+    const b = readBoolean(raw[key]);
+    if (b === undefined) delete out[key];
+    else out[key] = b;
+  }
+  const type = readIdentifier(raw.type, 128);
+  if (type === undefined) delete out.type;
+  else out.type = type;
+  return out;
+}
+
+export function readStacktrace(raw: unknown, drop: DropFn, path: string): Stacktrace | undefined {
+  if (!isObject(raw) || !Array.isArray(raw.frames)) return undefined;
+  let frames = raw.frames;
+  if (frames.length > MAX_FRAMES) frames = [...frames.slice(0, KEEP_HEAD), ...frames.slice(frames.length - (MAX_FRAMES - KEEP_HEAD))];
+  const out: StackFrame[] = [];
+  for (const [i, f] of frames.entries()) {
+    const frame = readFrame(f, drop, `${path}.frames[${i}]`);
+    if (frame) out.push(frame);
+    else drop(`${path}.frames[${i}]`);
+  }
+  return { ...raw, frames: out };
+}
+
+const FRAME_STRINGS = ['filename', 'abs_path', 'function', 'module', 'package', 'platform', 'context_line'] as const;
+
+function readFrame(raw: unknown, drop: DropFn, path: string): StackFrame | undefined {
+  if (!isObject(raw)) return undefined;
+  const out: StackFrame = { ...raw };
+  for (const key of FRAME_STRINGS) setOrDrop(out, key, raw[key], readText(raw[key], 1024), drop, path);
+  setOrDrop(out, 'lineno', raw.lineno, readUint(raw.lineno), drop, path);
+  setOrDrop(out, 'colno', raw.colno, readUint(raw.colno), drop, path);
+  setOrDrop(out, 'in_app', raw.in_app, readBoolean(raw.in_app), drop, path);
+  for (const key of ['pre_context', 'post_context'] as const) {
+    const v = raw[key];
+    const lines = Array.isArray(v) ? v.map((l) => (typeof l === 'string' ? l : '')) : undefined;
+    setOrDrop(out, key, v, lines, drop, path);
+  }
+  setOrDrop(out, 'vars', raw.vars, isObject(raw.vars) ? raw.vars : undefined, drop, path);
+  return out;
+}
+
+/** Set `out[key]` to the clean value; when the raw value was present but unreadable, delete it and record it. */
+function setOrDrop<T extends Json, K extends keyof T & string>(out: T, key: K, raw: unknown, clean: T[K] | undefined, drop: DropFn, path: string) {
+  if (clean !== undefined) {
+    out[key] = clean;
+    return;
+  }
+  delete out[key];
+  if (raw !== undefined && raw !== null) drop(`${path}.${key}`);
+}
+
+function safeJson(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return undefined;
+  }
+}
