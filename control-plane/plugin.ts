@@ -7,6 +7,8 @@ import { loginRoutes } from './identity/login-routes.ts';
 import { tokensRoutes } from './identity/tokens-routes.ts';
 import { usersRoutes } from './identity/users-routes.ts';
 import { teamsRoutes } from './teams/teams-routes.ts';
+import { projectsRoutes } from './projects/projects-routes.ts';
+import { issuesRoutes } from './projects/issues-routes.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -15,6 +17,8 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     usersRoutes(app, ctx);
     tokensRoutes(app, ctx);
     teamsRoutes(app, ctx);
+    projectsRoutes(app, ctx);
+    issuesRoutes(app, ctx);
     void scheduler;
   };
 }
