@@ -23,7 +23,7 @@ const RULES: Array<[RegExp, string | ((m: string) => string)]> = [
   [/(?<![\w\\])'[^'\n]{0,200}'(?!\w)/g, '<quoted>'],
   [/(?<![\w\\])"[^"\n]{0,200}"(?!\w)/g, '<quoted>'],
   [/(?<!\w)`[^`\n]{0,200}`(?!\w)/g, '<quoted>'],
-  [/(?<![A-Za-z_<])-?\d+(?:\.\d+)*(?![A-Za-z_>])/g, '<num>'],
+  [/(?<![\w<.])-?\d+(?:\.\d+)*(?![\w>])/g, '<num>'],
 ];
 
 export function parameterizeMessage(message: string): string {
