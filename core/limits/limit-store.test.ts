@@ -1,0 +1,101 @@
+/** One suite for both limit stores: the memory store must behave as the Redis store does. */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { ManualClock } from '../clock.ts';
+import { randomHex } from '../ids.ts';
+import type { LimitStore, LimitSubject } from './limit-store.ts';
+import { monthOf, msToNextMonth } from './limit-store.ts';
+import { MemoryLimitStore } from './memory-limit-store.ts';
+import { RedisLimitStore } from './redis-limit-store.ts';
+
+const clients: Redis[] = [];
+afterAll(() => clients.forEach((c) => c.disconnect()));
+
+// Each implementation with a way to let time pass: the memory store reads an injected clock, Redis its own time.
+type Made = { store: LimitStore; pass(ms: number): Promise<void> };
+const impls: [string, () => Made][] = [['memory', () => {
+  const clock = new ManualClock(Date.now());
+  return { store: new MemoryLimitStore(clock), pass: async (ms) => clock.advance(ms) };
+}]];
+if (process.env.REDIS_URL) {
+  impls.push(['redis', () => {
+    const r = new Redis(process.env.REDIS_URL as string);
+    clients.push(r);
+    return { store: new RedisLimitStore(r, `t${randomHex(4)}:`), pass: (ms) => new Promise((res) => setTimeout(res, ms)) };
+  }]);
+} else console.warn('Redis limit store suite skipped: REDIS_URL is not set');
+
+const subject = (key: LimitSubject['key'], team?: number): LimitSubject => ({ keyId: `k${randomHex(3)}`, teamId: `t${randomHex(3)}`, month: '2026-11', key, teamTokensPerMonth: team });
+const none = { tokens: 0, dollars: 0 };
+
+describe.each(impls)('%s limit store', (_n, made) => {
+  const make = () => made().store;
+  it('lets exactly the requests-per-minute limit through under concurrency, then says when to retry', async () => {
+    const store = make();
+    const s = subject({ requestsPerMinute: 7 });
+    const results = await Promise.all(Array.from({ length: 30 }, () => store.reserve(s, none)));
+    expect(results.filter((r) => r.ok)).toHaveLength(7);
+    const refused = results.find((r) => !r.ok);
+    expect(refused).toMatchObject({ ok: false, code: 'key_requests_per_minute', limit: 7 });
+    if (refused && !refused.ok) expect(refused.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('checks the daily window too', async () => {
+    const store = make();
+    const s = subject({ requestsPerMinute: 100, requestsPerDay: 3 });
+    for (let i = 0; i < 3; i++) expect((await store.reserve(s, none)).ok).toBe(true);
+    expect(await store.reserve(s, none)).toMatchObject({ ok: false, code: 'key_requests_per_day' });
+  });
+
+  it('reserves tokens against spent plus in flight, exactly, and settles to real usage', async () => {
+    const store = make();
+    const s = subject({ tokensPerMonth: 1000 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.reserve(s, { tokens: 300, dollars: 0 })));
+    expect(results.filter((r) => r.ok)).toHaveLength(3);
+    let spend = await store.spend(s.keyId, s.teamId, s.month);
+    expect(spend.keyTokensInFlight).toBe(900);
+    for (const r of results) if (r.ok) await store.settle(s, r.reservationId, { tokens: 100, dollars: 0 });
+    spend = await store.spend(s.keyId, s.teamId, s.month);
+    expect(spend).toMatchObject({ keyTokens: 300, keyTokensInFlight: 0, teamTokens: 300 });
+    const more = await Promise.all(Array.from({ length: 5 }, () => store.reserve(s, { tokens: 300, dollars: 0 })));
+    expect(more.filter((r) => r.ok)).toHaveLength(2);
+  });
+
+  it('refuses once the dollar budget is spent and names the limit', async () => {
+    const store = make();
+    const s = subject({ dollarsPerMonth: 1.5 });
+    const r = await store.reserve(s, { tokens: 10, dollars: 0.4 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(await store.settle(s, r.reservationId, { tokens: 10, dollars: 1.5 })).toMatchObject({ keyDollars: 1.5, keyTokens: 10 });
+    expect(await store.reserve(s, { tokens: 1, dollars: 0.01 })).toMatchObject({ ok: false, code: 'key_dollars_per_month', limit: 1.5, used: 1.5 });
+  });
+
+  it('applies the team token limit across the team keys', async () => {
+    const store = make();
+    const a = subject({}, 500);
+    const b = { ...a, keyId: `k${randomHex(3)}` };
+    const r = await store.reserve(a, { tokens: 400, dollars: 0 });
+    expect(r.ok).toBe(true);
+    expect(await store.reserve(b, { tokens: 200, dollars: 0 })).toMatchObject({ ok: false, code: 'team_ai_tokens', limit: 500 });
+    if (r.ok) await store.settle(a, r.reservationId, { tokens: 50, dollars: 0 });
+    expect((await store.reserve(b, { tokens: 200, dollars: 0 })).ok).toBe(true);
+  });
+
+  it('releases reservations of calls that never settled once they expire', async () => {
+    const { store, pass } = made();
+    const s = subject({ tokensPerMonth: 100 });
+    expect((await store.reserve(s, { tokens: 100, dollars: 0 }, 30)).ok).toBe(true);
+    expect((await store.reserve(s, { tokens: 1, dollars: 0 })).ok).toBe(false);
+    await pass(60);
+    expect((await store.reserve(s, { tokens: 1, dollars: 0 })).ok).toBe(true);
+    expect((await store.spend(s.keyId, s.teamId, s.month)).keyTokensInFlight).toBe(1);
+  });
+});
+
+describe('calendar months in UTC', () => {
+  it('names the month and the time to its end', () => {
+    expect(monthOf(Date.UTC(2026, 10, 30, 23, 59, 59))).toBe('2026-11');
+    expect(monthOf(Date.UTC(2026, 11, 1, 0, 0, 0))).toBe('2026-12');
+    expect(msToNextMonth(Date.UTC(2026, 10, 30, 23, 59, 0))).toBe(60_000);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Gateway key and team limits, exact across any number of proxy nodes: one atomic check-and-reserve before the
+ * call, one settle after it. Two implementations behave the same: Redis (Lua on Redis time) and memory (one node).
+ *
+ * - requests per minute / per day: sliding windows; a refusal says when a slot frees (Retry-After).
+ * - tokens per month / dollars per month (key) and tokens per month (team): before the call, the caller reserves its
+ *   estimate (input tokens counted locally + max output tokens, at list price); the call is allowed only when
+ *   spent + in flight + this reservation stays within the limit. After the call, settle() replaces the reservation
+ *   with the real usage. Reservations expire (a node that died mid-call cannot hold budget forever).
+ * - months are calendar months in UTC, named `YYYY-MM` by the caller.
+ */
+
+export type LimitCode = 'key_requests_per_minute' | 'key_requests_per_day' | 'key_tokens_per_month' | 'key_dollars_per_month' | 'team_ai_tokens';
+
+export interface KeyLimits {
+  requestsPerMinute?: number;
+  requestsPerDay?: number;
+  tokensPerMonth?: number;
+  dollarsPerMonth?: number;
+}
+
+export interface LimitSubject {
+  keyId: string;
+  teamId: string;
+  month: string;
+  key: KeyLimits;
+  /** The team's `ai.tokens`, when set. */
+  teamTokensPerMonth?: number;
+}
+
+export interface Amount {
+  tokens: number;
+  dollars: number;
+}
+
+export type ReserveResult =
+  | { ok: true; reservationId: string }
+  | { ok: false; code: LimitCode; limit: number; used: number; retryAfterMs: number };
+
+export interface Totals {
+  keyTokens: number;
+  keyDollars: number;
+  teamTokens: number;
+}
+
+export interface Spend extends Totals {
+  keyTokensInFlight: number;
+  keyDollarsInFlight: number;
+}
+
+export interface LimitStore {
+  reserve(subject: LimitSubject, estimate: Amount, reservationTtlMs?: number): Promise<ReserveResult>;
+  /** Replaces the reservation with the real usage; returns the month's totals after it. */
+  settle(subject: LimitSubject, reservationId: string, actual: Amount): Promise<Totals>;
+  spend(keyId: string, teamId: string, month: string): Promise<Spend>;
+}
+
+export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** `YYYY-MM` of a time, in UTC. */
+export function monthOf(t: number): string {
+  return new Date(t).toISOString().slice(0, 7);
+}
+
+/** Milliseconds from t to the start of the next UTC month (budgets reset then). */
+export function msToNextMonth(t: number): number {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - t;
+}

@@ -1,0 +1,104 @@
+/** Limits in this process's memory: the single-node default, with the same semantics as the Redis store. */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type ReserveResult, type Spend, type Totals } from './limit-store.ts';
+
+interface Month {
+  tokens: number;
+  dollars: number;
+  inTokens: number;
+  inDollars: number;
+}
+
+interface Reservation {
+  keyMonth: string;
+  teamMonth: string;
+  tokens: number;
+  dollars: number;
+  expiresAt: number;
+}
+
+export class MemoryLimitStore implements LimitStore {
+  #clock: Clock;
+  #windows = new Map<string, number[]>();
+  #months = new Map<string, Month>();
+  #reservations = new Map<string, Reservation>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  #month(id: string): Month {
+    let m = this.#months.get(id);
+    if (!m) this.#months.set(id, (m = { tokens: 0, dollars: 0, inTokens: 0, inDollars: 0 }));
+    return m;
+  }
+
+  #expire(now: number): void {
+    for (const [id, r] of this.#reservations) if (r.expiresAt <= now) this.#release(id, r);
+  }
+
+  #release(id: string, r: Reservation): void {
+    this.#reservations.delete(id);
+    const k = this.#month(r.keyMonth);
+    k.inTokens -= r.tokens;
+    k.inDollars -= r.dollars;
+    this.#month(r.teamMonth).inTokens -= r.tokens;
+  }
+
+  #window(id: string, now: number, span: number): number[] {
+    const hits = (this.#windows.get(id) ?? []).filter((t) => t > now - span);
+    this.#windows.set(id, hits);
+    return hits;
+  }
+
+  async reserve(s: LimitSubject, est: Amount, ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult> {
+    const now = this.#clock.now();
+    this.#expire(now);
+    const rpm = this.#window(`${s.keyId}:rpm`, now, MINUTE_MS);
+    const rpd = this.#window(`${s.keyId}:rpd`, now, DAY_MS);
+    if (s.key.requestsPerMinute !== undefined && rpm.length >= s.key.requestsPerMinute) {
+      return { ok: false, code: 'key_requests_per_minute', limit: s.key.requestsPerMinute, used: rpm.length, retryAfterMs: Math.max(1, (rpm[0] ?? now) + MINUTE_MS - now) };
+    }
+    if (s.key.requestsPerDay !== undefined && rpd.length >= s.key.requestsPerDay) {
+      return { ok: false, code: 'key_requests_per_day', limit: s.key.requestsPerDay, used: rpd.length, retryAfterMs: Math.max(1, (rpd[0] ?? now) + DAY_MS - now) };
+    }
+    const km = this.#month(`${s.keyId}:${s.month}`);
+    const tm = this.#month(`team:${s.teamId}:${s.month}`);
+    if (s.key.tokensPerMonth !== undefined && km.tokens + km.inTokens + est.tokens > s.key.tokensPerMonth) {
+      return { ok: false, code: 'key_tokens_per_month', limit: s.key.tokensPerMonth, used: km.tokens, retryAfterMs: 0 };
+    }
+    if (s.key.dollarsPerMonth !== undefined && km.dollars + km.inDollars + est.dollars > s.key.dollarsPerMonth) {
+      return { ok: false, code: 'key_dollars_per_month', limit: s.key.dollarsPerMonth, used: km.dollars, retryAfterMs: 0 };
+    }
+    if (s.teamTokensPerMonth !== undefined && tm.tokens + tm.inTokens + est.tokens > s.teamTokensPerMonth) {
+      return { ok: false, code: 'team_ai_tokens', limit: s.teamTokensPerMonth, used: tm.tokens, retryAfterMs: 0 };
+    }
+    if (s.key.requestsPerMinute !== undefined) rpm.push(now);
+    if (s.key.requestsPerDay !== undefined) rpd.push(now);
+    const id = randomUUID();
+    km.inTokens += est.tokens;
+    km.inDollars += est.dollars;
+    tm.inTokens += est.tokens;
+    this.#reservations.set(id, { keyMonth: `${s.keyId}:${s.month}`, teamMonth: `team:${s.teamId}:${s.month}`, tokens: est.tokens, dollars: est.dollars, expiresAt: now + ttlMs });
+    return { ok: true, reservationId: id };
+  }
+
+  async settle(s: LimitSubject, reservationId: string, actual: Amount): Promise<Totals> {
+    const r = this.#reservations.get(reservationId);
+    if (r) this.#release(reservationId, r);
+    const km = this.#month(`${s.keyId}:${s.month}`);
+    const tm = this.#month(`team:${s.teamId}:${s.month}`);
+    km.tokens += actual.tokens;
+    km.dollars += actual.dollars;
+    tm.tokens += actual.tokens;
+    return { keyTokens: km.tokens, keyDollars: km.dollars, teamTokens: tm.tokens };
+  }
+
+  async spend(keyId: string, teamId: string, month: string): Promise<Spend> {
+    this.#expire(this.#clock.now());
+    const km = this.#month(`${keyId}:${month}`);
+    const tm = this.#month(`team:${teamId}:${month}`);
+    return { keyTokens: km.tokens, keyDollars: km.dollars, teamTokens: tm.tokens, keyTokensInFlight: km.inTokens, keyDollarsInFlight: km.inDollars };
+  }
+}
