@@ -1,0 +1,174 @@
+/**
+ * The dispatcher: walks the argument list down the tree of groups to one command, prints --help from the
+ * declarations, parses and checks options and arguments, runs the command and turns failures into a message on
+ * stderr and an exit status (cli-error.ts lists them).
+ */
+import { parseArgs } from 'node:util';
+import { ApiClient } from './api-client.ts';
+import { CliError, isCliError } from './cli-error.ts';
+import type { Command, CommandContext, Group, OptionSpecs } from './command.ts';
+import { Output, type Writer } from './output.ts';
+import { resolveSettings, type Settings } from './settings.ts';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: Writer;
+  stderr: Writer;
+  version?: string;
+}
+
+const GLOBAL_OPTIONS: OptionSpecs = {
+  json: { type: 'boolean', description: 'Print the result as JSON (for scripts).' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help.' },
+};
+
+function optionUsage(name: string, o: OptionSpecs[string]): string {
+  return o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? name.toUpperCase()}`;
+}
+
+export function commandHelp(path: string[], c: Command): string {
+  const opts = { ...c.options, ...GLOBAL_OPTIONS };
+  const usage = [
+    ...path,
+    ...(c.args ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)),
+    ...Object.entries(c.options ?? {}).map(([n, o]) => (o.required ? optionUsage(n, o) : `[${optionUsage(n, o)}]`)),
+  ].join(' ');
+  const rows: [string, string][] = [
+    ...(c.args ?? []).map((a): [string, string] => [`<${a.name}>`, a.description]),
+    ...Object.entries(opts).map(([n, o]): [string, string] => [`${o.short ? `-${o.short}, ` : ''}${optionUsage(n, o)}`, o.description + (o.required ? ' (required)' : '')]),
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return [
+    `Usage: ${usage}`,
+    '',
+    c.description ?? c.summary,
+    '',
+    'Options:',
+    ...rows.map(([k, d]) => `  ${k.padEnd(width)}  ${d}`),
+    ...(c.examples?.length ? ['', 'Examples:', ...c.examples.map((e) => `  ${e}`)] : []),
+    '',
+  ].join('\n');
+}
+
+export function groupHelp(path: string[], g: Group): string {
+  const width = Math.max(...g.children.map((c) => c.name.length));
+  return [
+    `Usage: ${path.join(' ')} <command> [options]`,
+    '',
+    g.summary,
+    '',
+    'Commands:',
+    ...g.children.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    `Run "${path.join(' ')} <command> --help" for the options of a command.`,
+    '',
+  ].join('\n');
+}
+
+function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+function parseCommandLine(path: string[], c: Command, argv: string[]): { opts: Record<string, string | boolean | undefined>; args: Record<string, string | undefined> } {
+  const helpFor = path.join(' ');
+  const specs = { ...c.options, ...GLOBAL_OPTIONS };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: Object.fromEntries(Object.entries(specs).map(([n, o]) => [n, o.short ? { type: o.type, short: o.short } : { type: o.type }])),
+    });
+  } catch (e) {
+    throw new CliError('usage', (e as Error).message, { helpFor });
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  for (const [n, o] of Object.entries(c.options ?? {})) {
+    if (o.required && (values[n] === undefined || values[n] === '')) throw new CliError('usage', `The option --${n} is required.`, { helpFor });
+  }
+  const declared = c.args ?? [];
+  if (parsed.positionals.length > declared.length) {
+    throw new CliError('usage', `Unexpected argument "${parsed.positionals[declared.length]}".`, { helpFor });
+  }
+  const args: Record<string, string | undefined> = {};
+  declared.forEach((a, i) => {
+    args[a.name] = parsed.positionals[i];
+    if (a.required && !args[a.name]) throw new CliError('usage', `The argument <${a.name}> is required.`, { helpFor });
+  });
+  return { opts: values, args };
+}
+
+function report(e: unknown, out: Writer, json: boolean, env: CliIo['env']): number {
+  if (!isCliError(e)) {
+    out.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
+    if (env.SVC_DEBUG) out.write(`${(e as Error)?.stack ?? ''}\n`);
+    return 1;
+  }
+  if (json && e.kind === 'api') {
+    out.write(`${JSON.stringify({ error: { code: e.code, message: e.message, details: e.details ?? {}, status: e.status } })}\n`);
+  } else if (e.kind === 'api') {
+    out.write(`error: ${e.message} (code ${e.code}, HTTP ${e.status})\n`);
+  } else {
+    out.write(`error: ${e.message}\n`);
+    if (e.kind === 'usage' && e.helpFor) out.write(`Run "${e.helpFor} --help" for usage.\n`);
+  }
+  return e.exitCode;
+}
+
+/** Runs one command line; resolves to the process exit status. */
+export async function runCli(root: Group, argv: string[], io: CliIo): Promise<number> {
+  const path = [root.name];
+  let node: Command | Group = root;
+  let rest = argv;
+  while (node.kind === 'group') {
+    const group: Group = node;
+    const word = rest[0];
+    if (word === undefined || word === '--help' || word === '-h' || word === 'help') {
+      (word === undefined ? io.stderr : io.stdout).write(groupHelp(path, group));
+      return word === undefined ? 2 : 0;
+    }
+    if (path.length === 1 && (word === '--version' || word === '-v')) {
+      io.stdout.write(`${io.version ?? 'unknown'}\n`);
+      return 0;
+    }
+    const next = group.children.find((c) => c.name === word);
+    if (!next) {
+      return report(new CliError('usage', `Unknown command "${word}" for "${path.join(' ')}"; commands: ${group.children.map((c) => c.name).join(', ')}.`, { helpFor: path.join(' ') }), io.stderr, false, io.env);
+    }
+    path.push(next.name);
+    node = next;
+    rest = rest.slice(1);
+  }
+  const command: Command = node;
+  if (wantsHelp(rest)) {
+    io.stdout.write(commandHelp(path, command));
+    return 0;
+  }
+  const json = rest.includes('--json');
+  try {
+    const { opts, args } = parseCommandLine(path, command, rest);
+    const out = new Output(Boolean(opts.json), io.stdout, io.stderr);
+    let settings: Settings | undefined;
+    const getSettings = () => (settings ??= resolveSettings(io.env, (m) => out.warn(m)));
+    const ctx: CommandContext = {
+      args,
+      opts: opts as CommandContext['opts'],
+      json: Boolean(opts.json),
+      out,
+      env: io.env,
+      settings: getSettings,
+      api: (o = {}) => {
+        const s = getSettings();
+        if (o.token !== undefined) return new ApiClient(s.url, o.token);
+        if (!s.token) throw new CliError('config', `Not logged in to ${s.url}: run "svc login" or set SVC_TOKEN.`);
+        return new ApiClient(s.url, s.token);
+      },
+    };
+    await command.run(ctx);
+    return 0;
+  } catch (e) {
+    return report(e, io.stderr, json, io.env);
+  }
+}
