@@ -166,34 +166,34 @@ export interface ResponsesResponse {
 
 interface Seq { sequence_number?: number }
 
+/** One member per event type (distributes over a union of type names). */
+type Each<T extends string, B> = T extends string ? Seq & { type: T } & B : never;
+
 export type ResponsesStreamEvent =
-  | (Seq & { type: 'response.created' | 'response.in_progress' | 'response.queued'; response: ResponsesResponse })
-  | (Seq & { type: 'response.completed' | 'response.incomplete' | 'response.failed'; response: ResponsesResponse })
-  | (Seq & { type: 'response.output_item.added' | 'response.output_item.done'; output_index: number; item: ResponsesOutputItem })
-  | (Seq & {
-    type: 'response.content_part.added' | 'response.content_part.done';
+  | Each<'response.created' | 'response.in_progress' | 'response.queued', { response: ResponsesResponse }>
+  | Each<'response.completed' | 'response.incomplete' | 'response.failed', { response: ResponsesResponse }>
+  | Each<'response.output_item.added' | 'response.output_item.done', { output_index: number; item: ResponsesOutputItem }>
+  | Each<'response.content_part.added' | 'response.content_part.done', {
     item_id: string; output_index: number; content_index: number; part: ResponsesOutputText | ResponsesRefusal;
-  })
-  | (Seq & { type: 'response.output_text.delta'; item_id: string; output_index: number; content_index: number; delta: string; logprobs?: ResponsesJson[] })
-  | (Seq & { type: 'response.output_text.done'; item_id: string; output_index: number; content_index: number; text: string; logprobs?: ResponsesJson[] })
-  | (Seq & { type: 'response.refusal.delta'; item_id: string; output_index: number; content_index: number; delta: string })
-  | (Seq & { type: 'response.refusal.done'; item_id: string; output_index: number; content_index: number; refusal: string })
-  | (Seq & { type: 'response.function_call_arguments.delta'; item_id: string; output_index: number; delta: string })
-  | (Seq & { type: 'response.function_call_arguments.done'; item_id: string; output_index: number; arguments: string; name?: string })
-  | (Seq & {
-    type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done';
+  }>
+  | Each<'response.output_text.delta', { item_id: string; output_index: number; content_index: number; delta: string; logprobs?: ResponsesJson[] }>
+  | Each<'response.output_text.done', { item_id: string; output_index: number; content_index: number; text: string; logprobs?: ResponsesJson[] }>
+  | Each<'response.refusal.delta', { item_id: string; output_index: number; content_index: number; delta: string }>
+  | Each<'response.refusal.done', { item_id: string; output_index: number; content_index: number; refusal: string }>
+  | Each<'response.function_call_arguments.delta', { item_id: string; output_index: number; delta: string }>
+  | Each<'response.function_call_arguments.done', { item_id: string; output_index: number; arguments: string; name?: string }>
+  | Each<'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done', {
     item_id: string; output_index: number; summary_index: number; part: ResponsesSummaryText;
-  })
-  | (Seq & { type: 'response.reasoning_summary_text.delta'; item_id: string; output_index: number; summary_index: number; delta: string })
-  | (Seq & { type: 'response.reasoning_summary_text.done'; item_id: string; output_index: number; summary_index: number; text: string })
-  | (Seq & { type: 'response.reasoning_text.delta'; item_id: string; output_index: number; content_index: number; delta: string })
-  | (Seq & { type: 'response.reasoning_text.done'; item_id: string; output_index: number; content_index: number; text: string })
-  | (Seq & {
-    type: 'error';
+  }>
+  | Each<'response.reasoning_summary_text.delta', { item_id: string; output_index: number; summary_index: number; delta: string }>
+  | Each<'response.reasoning_summary_text.done', { item_id: string; output_index: number; summary_index: number; text: string }>
+  | Each<'response.reasoning_text.delta', { item_id: string; output_index: number; content_index: number; delta: string }>
+  | Each<'response.reasoning_text.done', { item_id: string; output_index: number; content_index: number; text: string }>
+  | Each<'error', {
     code?: string | null; message?: string; param?: string | null;
     /** Recorded streams nest the fields here instead. */
     error?: { type?: string; code?: string | null; message?: string; param?: string | null };
-  });
+  }>;
 
 export type ResponsesStreamEventType = ResponsesStreamEvent['type'];
 
