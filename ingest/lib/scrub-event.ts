@@ -1,0 +1,141 @@
+/**
+ * Scrub secrets out of an event before it is normalised and stored. Pure: returns a scrubbed copy.
+ *
+ * 1. Keys: any value under a key that contains (case-insensitive, substring) one of DEFAULT_SENSITIVE_KEYS or
+ *    the project's extra keys becomes `[Filtered]`, at any depth, in objects and in lists of [key, value]
+ *    pairs (request headers, query strings and cookies sent as pairs, tags). Booleans and null are kept (they
+ *    say that something was set, not what).
+ * 2. Text: in every string, anywhere:
+ *    - `key=value` where the key is sensitive, in query strings, URLs (request.url, breadcrumb URLs), cookie
+ *      strings and free text: `?token=abc&page=2` → `?token=[Filtered]&page=2`;
+ *    - `"key": "value"` where the key is sensitive (JSON quoted inside a string);
+ *    - URL passwords: `https://user:pw@host` → `https://user:[Filtered]@host`;
+ *    - credentials after an auth scheme: `Bearer …`, `Basic …`, `Token …` (when the credential looks like one:
+ *      it has a digit, a symbol or mixed case, so "Basic authentication" stays);
+ *    - well-known secret shapes: `sk-…` keys (16+ characters after the prefix), JWTs, GitHub `ghp_…`-style
+ *      tokens, Slack `xox?-…` tokens, AWS access key ids;
+ *    - payment card numbers: 13 to 19 digits (spaces or dashes allowed) with a card-network prefix that pass
+ *      the Luhn check; numbers stored as JSON numbers are checked too. An id that happens to look like a
+ *      card is masked as well: the cost of a false positive is a hidden id, of a false negative a leak.
+ * 3. Containers nested deeper than 100 levels are replaced by `[Truncated]` (no stack overflow on hostile input).
+ *
+ * The matchers are compiled once per set of extra keys (createScrubber, cached by scrubEvent).
+ */
+
+export const FILTERED = '[Filtered]';
+export const TRUNCATED = '[Truncated]';
+
+export const DEFAULT_SENSITIVE_KEYS: readonly string[] = [
+  'password', 'passwd', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'auth', 'credentials', 'cookie',
+  'session', 'sessid', 'csrf', 'xsrf', 'credit', 'cvv', 'private_key', 'privatekey', 'private-key', 'dsn',
+];
+
+const MAX_DEPTH = 100;
+
+export interface Scrubber {
+  /** A scrubbed deep copy of any JSON value. */
+  scrub(value: unknown): unknown;
+  isSensitiveKey(key: string): boolean;
+  scrubText(text: string): string;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*):([^\s@/?#]+)@/gi;
+const AUTH_SCHEME = /\b(Bearer|Basic|Token|Digest)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
+const SECRET_SHAPES = [
+  /\bsk-(?:[a-z]+-)?[A-Za-z0-9_-]{16,}/g,
+  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+];
+const CARD = /(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])/g;
+const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2))/;
+
+export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
+  const words = [...DEFAULT_SENSITIVE_KEYS, ...extraKeys.map((k) => k.trim().toLowerCase()).filter((k) => k !== '')];
+  const sensitive = new RegExp(words.map(escape).join('|'), 'i');
+  const isSensitiveKey = (key: string) => sensitive.test(key);
+  // key=value (query strings, URLs, cookie strings, config text); the value may be quoted.
+  const keyValue = /(^|[?&;,\s({[])([^=&;?#\s"'<>(){}[\],:]{1,64})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^&;#\s"'<>,)]*)/g;
+  // "key": "value" or key: 'value' (JSON or code inside a string).
+  const quotedPair = /(["']?)([A-Za-z0-9_.-]{1,64})\1(\s*:\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
+
+  const scrubText = (text: string): string => {
+    if (text.length < 6) return text;
+    let s = text;
+    if (s.includes('=')) {
+      s = s.replace(keyValue, (m, sep: string, k: string, eq: string, v: string) => (v !== '' && isSensitiveKey(k) ? `${sep}${k}${eq}${FILTERED}` : m));
+    }
+    if (s.includes(':')) {
+      s = s.replace(quotedPair, (m, q: string, k: string, colon: string, v: string) => (isSensitiveKey(k) ? `${q}${k}${q}${colon}${v[0]}${FILTERED}${v[0]}` : m));
+    }
+    if (s.includes('://')) s = s.replace(URL_PASSWORD, `$1:${FILTERED}@`);
+    s = s.replace(AUTH_SCHEME, (m, scheme: string, space: string, cred: string) => (looksLikeCredential(cred) ? `${scheme}${space}${FILTERED}` : m));
+    for (const re of SECRET_SHAPES) s = s.replace(re, (m) => (/\d/.test(m) ? FILTERED : m));
+    if (/\d{4}/.test(s)) s = s.replace(CARD, (m) => (isCardNumber(m) ? FILTERED : m));
+    return s;
+  };
+
+  const filtered = (v: unknown): unknown => (v === null || v === undefined || typeof v === 'boolean' ? v : FILTERED);
+
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return scrubText(value);
+    if (typeof value === 'number') return Number.isSafeInteger(value) && value > 1e12 && isCardNumber(String(value)) ? FILTERED : value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth >= MAX_DEPTH) return TRUNCATED;
+    if (Array.isArray(value)) {
+      if (isPairList(value)) return value.map(([k, v]) => [scrubText(k), isSensitiveKey(k) ? filtered(v) : walk(v, depth + 2)]);
+      return value.map((v) => walk(v, depth + 1));
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const clean = isSensitiveKey(k) ? filtered(v) : walk(v, depth + 1);
+      Object.defineProperty(out, k, { value: clean, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+
+  return { scrub: (value) => walk(value, 0), isSensitiveKey, scrubText };
+}
+
+const CACHE_LIMIT = 64;
+const cache = new Map<string, Scrubber>();
+
+/** Scrub an event (any JSON value) with the default keys plus the project's extra keys. */
+export function scrubEvent(event: unknown, extraKeys: readonly string[] = []): unknown {
+  const cacheKey = extraKeys.join('\u0000');
+  let scrubber = cache.get(cacheKey);
+  if (!scrubber) {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value ?? '');
+    scrubber = createScrubber(extraKeys);
+    cache.set(cacheKey, scrubber);
+  }
+  return scrubber.scrub(event);
+}
+
+/** `[["Authorization","…"],["Accept","…"]]`: a list whose every entry is a [string, value] pair. */
+function isPairList(list: unknown[]): list is Array<[string, unknown]> {
+  return list.length > 0 && list.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string');
+}
+
+function looksLikeCredential(s: string): boolean {
+  return /[\d+/=._~-]/.test(s) || (/[a-z]/.test(s) && /[A-Z]/.test(s.slice(1)));
+}
+
+/** Luhn check on 13–19 digits with a card-network prefix. */
+export function isCardNumber(candidate: string): boolean {
+  const digits = candidate.replace(/[ -]/g, '');
+  if (digits.length < 13 || digits.length > 19 || !CARD_PREFIX.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
