@@ -24,7 +24,15 @@ export function readCookie(header: string | undefined, name: string): string | u
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      const raw = part.slice(i + 1).trim();
+      // A malformed %-escape is a bad cookie, not a server error: hand back the raw value (it then matches no session).
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return raw;
+      }
+    }
   }
   return undefined;
 }
@@ -33,11 +41,14 @@ function isCrossSite(req: FastifyRequest, publicUrl: string): boolean {
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') {
-    const host = req.headers.host;
+  if (typeof origin === 'string') {
+    // "null" is an opaque origin (sandboxed frame, cross-site redirect): never this site.
+    if (origin === 'null') return true;
     try {
-      const o = new URL(origin);
-      return o.host !== host && o.origin !== new URL(publicUrl).origin;
+      const o = new URL(origin).origin;
+      // The origin this request was addressed to (URL drops default ports: Host "x:443" over https is https://x).
+      const own = req.host ? new URL(`${req.protocol}://${req.host}`).origin : undefined;
+      return o !== own && o !== new URL(publicUrl).origin;
     } catch {
       return true;
     }
@@ -59,7 +70,12 @@ export function installAuth(app: FastifyInstance, ctx: AppContext): Authenticato
     const session = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (session) {
       if (isCrossSite(req, ctx.config.publicUrl)) throw svcError('cross_site_request');
-      req.principal = await auth.fromSession(session);
+      try {
+        req.principal = await auth.fromSession(session);
+      } catch (e) {
+        // An expired or unknown session cookie must not lock the browser out of public routes (signing in again).
+        if (!req.routeOptions.config?.public) throw e;
+      }
     }
   });
   app.addHook('preHandler', async (req) => {
