@@ -94,6 +94,8 @@ export class Authenticator {
   #touch(tokenId: string): void {
     const now = this.#ctx.clock.now();
     if ((this.#touched.get(tokenId) ?? 0) > now - 60_000) return;
+    // Bounded: entries older than the minute carry no information any more.
+    if (this.#touched.size >= 10_000) for (const [id, t] of this.#touched) if (t <= now - 60_000) this.#touched.delete(id);
     this.#touched.set(tokenId, now);
     this.#ctx.db.query('UPDATE api_tokens SET last_used_at = $2 WHERE id = $1', [tokenId, new Date(now)]).catch((err) => this.#ctx.log.warn({ err }, 'could not record token use'));
   }
