@@ -44,6 +44,7 @@ export const ERRORS = {
   cross_site_request: def(403, 'Cross-site requests are refused for cookie-authenticated sessions.'),
   team_required: def(400, 'Name the team with the X-Svc-Team header or the team query parameter.'),
   team_not_found: def(404, 'The team was not found or you are not a member of it.'),
+  team_last_owner: def(409, 'A team must keep at least one owner: make another member owner first.'),
 
   // --- webhooks ---
   invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),
