@@ -7,9 +7,17 @@
 // - `max_output_tokens`, `temperature`, `top_p`, `previous_response_id`, `user`, `truncation`,
 //   `safety_identifier` are rejected or unsupported: removed. `service_tier` is kept only when `priority`.
 // - `role:"system"` items become `developer`; encrypted reasoning is always included.
+// - Item ids are left out (as the Codex CLI does): with `store:false` the backend cannot look items up by id, and
+//   a reasoning item travels by its `encrypted_content` (reference §F6.3).
 // Returns a new object; the input is not modified.
 
 import type { ResponsesInputItem, ResponsesRequest } from './types.ts';
+
+function codexItem(item: ResponsesInputItem): ResponsesInputItem {
+  const { id: _id, ...rest } = item;
+  if (rest.type === 'function_call' || rest.type === 'function_call_output' || rest.type === 'reasoning') return rest;
+  return rest.role === 'system' ? { ...rest, role: 'developer' } : rest;
+}
 
 export function toCodexRequest(req: ResponsesRequest): ResponsesRequest {
   const {
@@ -18,7 +26,7 @@ export function toCodexRequest(req: ResponsesRequest): ResponsesRequest {
   } = req;
   const input: ResponsesInputItem[] = typeof req.input === 'string'
     ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: req.input }] }]
-    : req.input.map((item) => (item.type !== undefined && item.type !== 'message') || item.role !== 'system' ? item : { ...item, role: 'developer' as const });
+    : req.input.map(codexItem);
   if (typeof req.instructions === 'string' && req.instructions !== '') {
     input.unshift({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: req.instructions }] });
   }
