@@ -79,3 +79,13 @@ describe('encodeChatRequest', () => {
     expect(req.max_tokens_field).toBeUndefined();
   });
 });
+
+describe('encodeChatRequest options', () => {
+  it('can leave reasoning_effort out for models without reasoning, and use max_tokens', () => {
+    const c = conv({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], reasoning: { effort: 'high' }, sampling: { maxTokens: 5 } });
+    const req = encodeChatRequest(c, { sendReasoningEffort: false, maxTokensField: 'max_tokens' });
+    expect(req.reasoning_effort).toBeUndefined();
+    expect(req.max_tokens).toBe(5);
+    expect(c.warnings).toEqual(['reasoning_effort was dropped: the model does not reason.']);
+  });
+});

@@ -16,6 +16,11 @@ import type { ChatMessage, ChatRequest, ChatTextPart, ChatToolCall, ChatUserPart
 export interface EncodeChatRequestOptions {
   /** Field for the output limit: `max_completion_tokens` (default) or the legacy `max_tokens` some servers need. */
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /**
+   * Whether to send `reasoning_effort` (default true). Models without reasoning answer 400 to it; the caller knows
+   * the model, the translator does not.
+   */
+  sendReasoningEffort?: boolean;
 }
 
 export function encodeChatRequest(conv: Conversation, options: EncodeChatRequestOptions = {}): ChatRequest {
@@ -65,7 +70,10 @@ export function encodeChatRequest(conv: Conversation, options: EncodeChatRequest
     };
   }
   const effort = reasoningEffort(conv);
-  if (effort !== undefined) req.reasoning_effort = effort;
+  if (effort !== undefined) {
+    if (options.sendReasoningEffort === false) conv.warnings.push('reasoning_effort was dropped: the model does not reason.');
+    else req.reasoning_effort = effort;
+  }
   return req;
 }
 

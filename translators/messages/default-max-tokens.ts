@@ -23,6 +23,11 @@ export function defaultMaxTokens(model: string): number {
   return FALLBACK_MAX_TOKENS;
 }
 
+/** Claude 3 and 3.5 models answer 400 to a `thinking` field; every later family accepts it. */
+export function supportsThinking(model: string): boolean {
+  return !/claude-3-(5-)?(opus|sonnet|haiku)/.test(model.toLowerCase());
+}
+
 /** Thinking budgets for a reasoning effort (CLIProxyAPI's table, reference §D1); the minimum budget is 1 024. */
 export const THINKING_BUDGET = {
   minimal: 1024,

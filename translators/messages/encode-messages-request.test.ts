@@ -141,3 +141,13 @@ describe('defaultMaxTokens', () => {
     expect(defaultMaxTokens('some-local-model')).toBe(8192);
   });
 });
+
+describe('thinking support by model family', () => {
+  it('drops thinking for Claude 3 and 3.5 models with a warning', () => {
+    const c = conv({ model: 'claude-3-5-haiku-latest', turns: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }], reasoning: { effort: 'low' } });
+    expect(encodeMessagesRequest(c).thinking).toBeUndefined();
+    expect(c.warnings).toEqual(['Thinking was turned off: claude-3-5-haiku-latest does not support thinking.']);
+    const d = conv({ model: 'claude-3-7-sonnet-latest', turns: [{ role: 'user', parts: [{ type: 'text', text: 'q' }] }], reasoning: { effort: 'low' } });
+    expect(encodeMessagesRequest(d).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+  });
+});

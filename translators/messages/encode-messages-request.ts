@@ -12,7 +12,7 @@
  */
 import type { Conversation, Part, TextPart, Turn } from '../model.ts';
 import { translationError } from '../translation-error.ts';
-import { defaultMaxTokens, THINKING_BUDGET } from './default-max-tokens.ts';
+import { defaultMaxTokens, supportsThinking, THINKING_BUDGET } from './default-max-tokens.ts';
 import { encodeBlock, encodeCache } from './encode-messages-blocks.ts';
 import type { MessagesContentBlock, MessagesMessage, MessagesRequest, MessagesTextBlock, MessagesThinking, MessagesTool } from './types.ts';
 
@@ -99,6 +99,7 @@ function encodeThinking(conv: Conversation, messages: MessagesMessage[], maxToke
     conv.warnings.push(`Thinking was turned off: ${why}.`);
     return undefined;
   };
+  if (!supportsThinking(conv.model)) return off(`${conv.model} does not support thinking`);
   const c = conv.toolChoice;
   if (c === 'required' || typeof c === 'object') return off('the messages style does not allow it when a tool is forced');
   if (!lastToolTurnStartsWithThinking(messages)) return off('the assistant turn before the tool results has no signed thinking block');
