@@ -17,11 +17,9 @@ export interface KnownModels {
 export async function loadKnownModels(db: Queryable): Promise<KnownModels> {
   const ids = new Set<string>(LIST_PRICES.map((p) => p.model));
   const accountPatterns: string[] = [];
-  const aliases = await db.query<{ name: string; models: string[] }>('SELECT name, models FROM model_aliases');
-  for (const a of aliases.rows) {
-    ids.add(a.name);
-    for (const m of a.models) ids.add(m);
-  }
+  // Alias names only: the models an alias lists are what is being checked, not evidence.
+  const aliases = await db.query<{ name: string }>('SELECT name FROM model_aliases');
+  for (const a of aliases.rows) ids.add(a.name);
   const accounts = await db.query<{ models: string[]; model_list: unknown }>('SELECT models, model_list FROM provider_accounts');
   for (const a of accounts.rows) {
     for (const m of a.models) {
