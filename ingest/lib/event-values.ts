@@ -18,7 +18,6 @@ export function readIdentifier(v: unknown, max: number): string | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'string') return undefined;
   const s = v.trim();
-  // eslint-disable-next-line no-control-regex
   if (s === '' || s.length > max || /[\u0000-\u001f\u007f]/.test(s)) return undefined;
   return s;
 }
