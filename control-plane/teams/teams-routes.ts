@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { PRINCIPALS_CACHE } from '../../core/auth/authenticate.ts';
-import { readableTeams, requireSuperuser, requireTeam, scopeAllows, TEAM_ROLES } from '../../core/auth/principal.ts';
+import { readableTeams, requireSuperuser, requireTeam, scopeAllows, TEAM_ROLES, type TeamRole } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { isDnsLabel, newId } from '../../core/ids.ts';
 import { rfc3339 } from '../../core/clock.ts';
@@ -13,6 +13,7 @@ import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.
 import { principal } from '../auth-hook.ts';
 import { resolveTeamId } from '../team-of-request.ts';
 import { findUserId } from '../identity/user-service.ts';
+import { removeMembership, setMembership } from './memberships.ts';
 import { TEAM_LIMIT_NAMES, TEAM_LIMITS_CACHE, readTeamLimits, type TeamLimits } from '../../core/team-limits.ts';
 
 interface TeamRow {
@@ -95,29 +96,27 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.put('/api/v1/teams/:id/members/:user', {
-    schema: { tags: ['teams'], summary: 'Add a member or change their role (team admins)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } } },
+    schema: { tags: ['teams'], summary: 'Add a member or change their role (team admins; owners for the owner role)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } } },
   }, async (req) => {
     const params = req.params as { id: string; user: string };
     const id = await resolveTeamId(ctx.db, params.id);
     const p = principal(req);
-    const { role } = req.body as { role: string };
-    requireTeam(p, id, role === 'owner' ? 'own' : 'manage');
+    const { role } = req.body as { role: TeamRole };
+    requireTeam(p, id, 'manage');
     const userId = await findUserId(ctx.db, params.user);
-    await ctx.db.query('INSERT INTO memberships (team_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role', [id, userId, role]);
-    await ctx.caches.invalidate(PRINCIPALS_CACHE);
+    await setMembership(ctx, p, id, userId, role);
     return { user: userId, role };
   });
 
   app.delete('/api/v1/teams/:id/members/:user', {
-    schema: { tags: ['teams'], summary: 'Remove a member (team admins)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] } },
+    schema: { tags: ['teams'], summary: 'Remove a member (team admins; owners to remove an owner)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] } },
   }, async (req) => {
     const params = req.params as { id: string; user: string };
     const id = await resolveTeamId(ctx.db, params.id);
-    requireTeam(principal(req), id, 'manage');
+    const p = principal(req);
+    requireTeam(p, id, 'manage');
     const userId = await findUserId(ctx.db, params.user);
-    const r = await ctx.db.query('DELETE FROM memberships WHERE team_id = $1 AND user_id = $2', [id, userId]);
-    if (r.rowCount === 0) throw svcError('not_found', 'That user is not a member of this team.');
-    await ctx.caches.invalidate(PRINCIPALS_CACHE);
+    await removeMembership(ctx, p, id, userId);
     return { removed: userId };
   });
 }
