@@ -22,6 +22,11 @@ export interface Config {
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   providerProfilesFile: string | undefined;
+  /** Error ingest writer: most events (and payload bytes) waiting before 503, events per batch, flush delay. */
+  ingestQueueEvents: number;
+  ingestQueueBytes: number;
+  ingestBatchSize: number;
+  ingestFlushMs: number;
 }
 
 export class ConfigError extends Error {
@@ -95,5 +100,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
+    ingestQueueEvents: int(env, 'SVC_INGEST_QUEUE_EVENTS', 20_000, 1, 10_000_000),
+    ingestQueueBytes: int(env, 'SVC_INGEST_QUEUE_BYTES', 32 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
+    ingestBatchSize: int(env, 'SVC_INGEST_BATCH_SIZE', 500, 1, 10_000),
+    ingestFlushMs: int(env, 'SVC_INGEST_FLUSH_MS', 5, 0, 60_000),
   };
 }

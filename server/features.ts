@@ -7,6 +7,9 @@ import type { AppContext } from '../core/context.ts';
 import type { Role } from '../core/config.ts';
 import type { Scheduler } from '../core/scheduler.ts';
 import { controlPlanePlugin } from '../control-plane/plugin.ts';
+import { createGateway, type Gateway } from '../proxy/gateway.ts';
+import { gatewayPlugin } from '../proxy/gateway-plugin.ts';
+import { createIngest, type Ingest } from '../ingest/ingest-plugin.ts';
 
 export interface Feature {
   name: string;
@@ -18,6 +21,8 @@ export interface Feature {
 }
 
 export function features(): Feature[] {
+  let gateway: Gateway | undefined;
+  let ingest: Ingest | undefined;
   return [
     {
       name: 'control-plane',
@@ -26,6 +31,26 @@ export function features(): Feature[] {
       register: async (app, ctx, scheduler) => {
         await app.register(controlPlanePlugin(ctx, scheduler));
       },
+    },
+    {
+      name: 'ingest',
+      roles: ['all', 'proxy'],
+      capabilities: ['errors-ingest'],
+      register: async (app, ctx) => {
+        ingest = createIngest(ctx);
+        await app.register(ingest.plugin);
+      },
+      drain: async () => ingest?.drain(),
+    },
+    {
+      name: 'gateway',
+      roles: ['all', 'proxy'],
+      capabilities: ['ai-gateway'],
+      register: async (app, ctx) => {
+        gateway = createGateway(ctx);
+        await app.register(gatewayPlugin(gateway));
+      },
+      drain: async () => gateway?.drain(),
     },
   ];
 }

@@ -1,0 +1,49 @@
+/**
+ * The last steps of the fast path for a request that carries an event: reserve a place in the writer's queue
+ * (503 ingest_queue_full when there is none), check the rate limits (429), then queue the event. On a refusal
+ * every item of the request is counted as rate_limited with the refusal's code, and the refusal is rethrown.
+ */
+import { isSvcError, svcError } from '../core/errors.ts';
+import type { DataCategory } from './lib/data-category.ts';
+import { rateLimited, type RateLimitReason } from './lib/item-outcome.ts';
+import type { IngestDeps } from './ingest-deps.ts';
+import type { IngestProject } from './project-lookup.ts';
+import type { QueuedEvent } from './writer/queued-event.ts';
+
+export interface CountedItem {
+  category: DataCategory;
+  quantity: number;
+}
+
+export async function admitEvent(
+  deps: IngestDeps,
+  project: IngestProject,
+  event: Omit<QueuedEvent, 'bytes' | 'project'>,
+  bytes: number,
+  items: readonly CountedItem[],
+): Promise<void> {
+  const refuse = (reason: RateLimitReason) => {
+    const now = deps.ctx.clock.now();
+    for (const item of items) deps.outcomes.add(project.id, now, rateLimited(reason), item.category, item.quantity);
+  };
+  let slot;
+  try {
+    slot = deps.writer.reserve(bytes);
+  } catch (e) {
+    refuse('ingest_queue_full');
+    throw e;
+  }
+  try {
+    await deps.limiter.admitEvent(project);
+  } catch (e) {
+    slot.release();
+    if (isSvcError(e) && (e.code === 'project_events_per_minute' || e.code === 'team_errors_events')) {
+      refuse(e.code);
+      throw e;
+    }
+    refuse('counters_unavailable');
+    deps.ctx.log.error({ err: e }, 'ingest limits could not be checked');
+    throw svcError('counters_unavailable');
+  }
+  slot.commit({ ...event, project, bytes });
+}

@@ -1,0 +1,72 @@
+/**
+ * The ingest's rate limits, exact across nodes (the shared counters run them atomically in Redis):
+ *
+ * - the project's events per minute: a sliding 60 s window (`projects.events_per_minute`, default 600);
+ * - the team's monthly error events (`errors.events` team limit, calendar month UTC): a counter every accepted
+ *   event increments, limit or not, so that a limit set mid-month starts from the true count.
+ *
+ * A refusal is a 429 with `Retry-After` and the rate-limit header SDKs read (X-Sentry-Rate-Limits, and ours,
+ * X-Client-Rate-Limits, with the same value), e.g. `60:error;default:project:project_events_per_minute`.
+ * @see https://develop.sentry.dev/sdk/expected-features/rate-limiting/
+ */
+import type { Counters } from '../core/counters/counters.ts';
+import { svcError } from '../core/errors.ts';
+import type { Clock } from '../core/clock.ts';
+import type { IngestProject, ProjectLookup } from './project-lookup.ts';
+import { rateLimitHeaders } from './lib/rate-limit-header.ts';
+
+const MINUTE_MS = 60_000;
+const MONTH_TTL_MS = 35 * 86_400_000;
+
+/** The event categories a refusal covers: error events and default (message) events. */
+const EVENT_CATEGORIES = ['error', 'default'] as const;
+
+export class IngestLimiter {
+  #counters: Counters;
+  #lookup: ProjectLookup;
+  #clock: Clock;
+
+  constructor(counters: Counters, lookup: ProjectLookup, clock: Clock) {
+    this.#counters = counters;
+    this.#lookup = lookup;
+    this.#clock = clock;
+  }
+
+  /** Admits one event of the project or throws project_events_per_minute / team_errors_events (429). */
+  async admitEvent(project: IngestProject): Promise<void> {
+    const minute = await this.#counters.hit(`ingest:epm:${project.id}`, project.eventsPerMinute, MINUTE_MS);
+    if (!minute.allowed) {
+      const secs = Math.max(1, Math.ceil(minute.retryAfterMs / 1000));
+      throw svcError(
+        'project_events_per_minute',
+        `The project's limit of ${project.eventsPerMinute} events per minute is reached; retry in ${secs} s.`,
+        { limit: project.eventsPerMinute, retry_after_seconds: secs },
+        rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'project', reasonCode: 'project_events_per_minute' }),
+      );
+    }
+    const now = this.#clock.now();
+    const key = `ingest:month:${project.teamId}:${monthOf(now)}`;
+    const used = await this.#counters.incrBy(key, 1, MONTH_TTL_MS);
+    const limit = await this.#lookup.teamMonthlyEvents(project.teamId);
+    if (limit !== null && used > limit) {
+      await this.#counters.incrBy(key, -1, MONTH_TTL_MS);
+      const secs = Math.max(1, Math.ceil((nextMonthStart(now) - now) / 1000));
+      throw svcError(
+        'team_errors_events',
+        `The team's limit of ${limit} error events this month is reached.`,
+        { limit, retry_after_seconds: secs },
+        rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'organization', reasonCode: 'team_errors_events' }),
+      );
+    }
+  }
+}
+
+/** `2026-01` for a time in January 2026 (UTC). */
+export function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+export function nextMonthStart(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}

@@ -1,0 +1,72 @@
+/**
+ * The error-ingest surface of the proxy role: `POST /api/{project}/envelope/` and `POST /api/{project}/store/`
+ * with open CORS, in their own fastify scope: any content type is read as raw bytes (at most 20 MB as sent, the
+ * envelope limit; decompression is bounded separately), errors are the family's error object (a body past the
+ * limit is envelope_too_large), and the routes stay out of the OpenAPI document (docs/errors.md describes them).
+ *
+ * createIngest wires the lookups, limits, outcome counts and the batch writer; drain() flushes the writer.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../core/context.ts';
+import { svcError } from '../core/errors.ts';
+import { sendError } from '../core/http/reply-error.ts';
+import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
+import { sendPreflight, setCorsHeaders } from './cors.ts';
+import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
+import { IngestLimiter } from './ingest-limiter.ts';
+import { OutcomeCounter } from './outcome-counter.ts';
+import { ProjectLookup } from './project-lookup.ts';
+import { receiveEnvelope } from './receive-envelope.ts';
+import { receiveStore } from './receive-store.ts';
+import { BatchWriter, type WriterOptions } from './writer/batch-writer.ts';
+import { createWriteBatch } from './writer/write-batch.ts';
+
+export interface Ingest {
+  plugin(app: FastifyInstance): Promise<void>;
+  drain(): Promise<void>;
+  deps: IngestDeps;
+}
+
+export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = {}): Ingest {
+  const lookup = new ProjectLookup(ctx);
+  const outcomes = new OutcomeCounter();
+  const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx), {
+    maxEvents: ctx.config.ingestQueueEvents,
+    maxBytes: ctx.config.ingestQueueBytes,
+    batchSize: ctx.config.ingestBatchSize,
+    flushMs: ctx.config.ingestFlushMs,
+    concurrency: ctx.db.kind === 'embedded' ? 1 : 2,
+    drainTimeoutMs: 25_000,
+    ...options,
+  });
+  const deps: IngestDeps = { ctx, lookup, limiter: new IngestLimiter(ctx.counters, lookup, ctx.clock), outcomes, writer };
+  return { plugin: (app) => ingestRoutes(app, deps), drain: () => writer.drain(), deps };
+}
+
+type Receive = (deps: IngestDeps, req: IngestRequest) => Promise<IngestReply>;
+
+async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ENVELOPE_MAX_BYTES }, (_req, body, done) => done(null, body));
+  app.addHook('onRequest', async (_req, reply) => setCorsHeaders(reply));
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    setCorsHeaders(reply);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(req, reply, svcError('envelope_too_large', undefined, { limit_bytes: ENVELOPE_MAX_BYTES }));
+    return sendError(req, reply, err);
+  });
+
+  const routes: Array<[string, Receive]> = [['/api/:project/envelope/', receiveEnvelope], ['/api/:project/store/', receiveStore]];
+  for (const [url, receive] of routes) {
+    app.options(url, { config: { openapi: false } }, async (_req, reply) => sendPreflight(reply));
+    app.post(url, { config: { openapi: false } }, async (req: FastifyRequest, reply: FastifyReply) => {
+      const answer = await receive(deps, {
+        projectParam: (req.params as { project: string }).project,
+        headers: req.headers,
+        query: (req.query ?? {}) as Record<string, unknown>,
+        body: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+        clientIp: req.ip,
+      });
+      return reply.code(200).send(answer);
+    });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * `POST /api/{project}/envelope/`: the fast path, and nothing more (STYLE.md a.9):
+ *
+ *   project id → bounded decompression (20 MB) → client key (headers, query, envelope dsn) → project and key from
+ *   cache → envelope framing → the event item read as a JSON object → rate limits → queue → `{"id": …}`.
+ *
+ * Every item of a request for a known project gets exactly one outcome: the event `accepted` (or the refusal's
+ * `rate_limited`/`invalid` reason), other items `filtered` (sessions, transactions, replays, attachments, client
+ * reports… are accepted on the wire and dropped). A client report's discarded counts are recorded as well. A bad
+ * event refuses the request (4xx) and nothing is stored; a bad client report is counted and the rest goes on.
+ */
+import { extractClientKey } from './lib/client-auth.ts';
+import { decompressBody } from './lib/decompress-body.ts';
+import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
+import { classifyItems, invalid, invalidFromError, type ClassifiedItem } from './lib/item-outcome.ts';
+import { parseClientReport } from './lib/parse-client-report.ts';
+import { parseEnvelope, type Envelope } from './lib/parse-envelope.ts';
+import { admitEvent } from './admit-event.ts';
+import { authorizeClient, parseProjectId } from './client-authorizer.ts';
+import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
+import { peekEnvelopeDsn, readEventPayload, type EventPayload } from './read-event-payload.ts';
+
+export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Promise<IngestReply> {
+  const projectId = parseProjectId(req.projectParam);
+  const body = await decompressBody(req.body, headerValue(req.headers['content-encoding']), ENVELOPE_MAX_BYTES);
+  const key = extractClientKey({ headers: req.headers, query: req.query, envelopeDsn: peekEnvelopeDsn(body) });
+  const project = await authorizeClient(deps.lookup, projectId, key);
+  const now = deps.ctx.clock.now();
+
+  let envelope: Envelope;
+  try {
+    envelope = parseEnvelope(body);
+  } catch (e) {
+    deps.outcomes.add(project.id, now, invalidFromError(e), 'error');
+    throw e;
+  }
+  const items = classifyItems(envelope.items);
+  const eventItem = items.find((c) => c.keep);
+
+  let event: EventPayload | undefined;
+  if (eventItem) {
+    try {
+      event = readEventPayload(eventItem.item.payload, envelope.headers.event_id);
+    } catch (e) {
+      eventItem.outcome = invalidFromError(e);
+      countAll(deps, project.id, now, items);
+      throw e;
+    }
+  }
+  for (const c of items) if (c.type === 'client_report') recordClientReport(deps, project.id, now, c);
+
+  if (event && eventItem) {
+    const queued = { eventId: event.eventId, payload: event.payload, receivedAt: now, clientIp: req.clientIp };
+    const sentAt = envelope.headers.sent_at;
+    await admitEvent(deps, project, sentAt !== undefined ? { ...queued, sentAt } : queued, eventItem.item.payload.length, items);
+  }
+  countAll(deps, project.id, now, items);
+  return event ? { id: event.eventId } : {};
+}
+
+function countAll(deps: IngestDeps, projectId: number, now: number, items: readonly ClassifiedItem[]): void {
+  for (const c of items) deps.outcomes.add(projectId, now, c.outcome, c.category, c.quantity);
+}
+
+/** The SDK's own discard counts; an unreadable report is counted as invalid and otherwise ignored. */
+function recordClientReport(deps: IngestDeps, projectId: number, now: number, c: ClassifiedItem): void {
+  const report = parseClientReport(c.item.payload);
+  if (!report) {
+    c.outcome = invalid('invalid_client_report');
+    return;
+  }
+  for (const d of report.discarded) deps.outcomes.addClientDiscard(projectId, now, d.reason, d.category, d.quantity);
+}
+
+export function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(',') : v;
+}
