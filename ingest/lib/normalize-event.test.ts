@@ -276,3 +276,12 @@ describe('normalizeEvent: robustness', () => {
     }
   });
 });
+
+describe('normalizeEvent: fields clients cannot forge', () => {
+  it('replaces client-sent _meta, original_timestamp, received, title, culprit and type', () => {
+    const e = norm({ message: 'real', _meta: { fake: 1 }, original_timestamp: 'x', received: 'x', title: 'forged', culprit: 'forged', type: 'transaction' });
+    expect(e.data).toMatchObject({ title: 'real', culprit: '', type: 'default', received: RECEIVED.toISOString() });
+    expect(e.data._meta).toBeUndefined();
+    expect(e.data.original_timestamp).toBeUndefined();
+  });
+});

@@ -58,6 +58,9 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   const data: Json = { ...raw };
   const meta: Json = {};
 
+  // Fields only this function may write: a client cannot forge them.
+  for (const key of ['_meta', 'original_timestamp', 'received', 'title', 'culprit', 'type']) delete data[key];
+
   const eventId = readEventId(raw.event_id, options.envelopeEventId);
   data.event_id = eventId;
 
@@ -125,7 +128,6 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   data.culprit = culprit;
   if (dropped.length > 0) meta.dropped = dropped;
   if (Object.keys(meta).length > 0) data._meta = meta;
-  else delete data._meta;
 
   const event: NormalizedEvent = {
     eventId, timestamp, receivedAt: options.receivedAt, type, level, platform, ...fields,
