@@ -1,0 +1,42 @@
+/**
+ * Model resolution (DESIGN.md §3, step 4): an alias expands to its ordered models, anything else is one model;
+ * each model keeps the accounts that serve it. Models nobody serves are left out; when none is left the call is
+ * refused with 404 `model_not_found`. The key's permission is checked on the name the client asked for (an
+ * alias name or a model id); an alias is also allowed when the key allows every model behind it.
+ */
+import { svcError } from '../../core/errors.ts';
+import type { GatewayKey } from '../keys/key-store.ts';
+import type { RoutingTable } from './routing-table.ts';
+import type { UpstreamAccount } from './upstream-account.ts';
+
+export interface RouteStep {
+  model: string;
+  accounts: readonly UpstreamAccount[];
+}
+
+export interface ModelPlan {
+  asked: string;
+  /** The alias name when the client asked for one. */
+  alias: string | null;
+  steps: RouteStep[];
+}
+
+export async function resolveModel(table: RoutingTable, key: GatewayKey, asked: string): Promise<ModelPlan> {
+  const [aliases, snap] = await Promise.all([table.aliases(), table.snapshot()]);
+  const targets = aliases.get(asked);
+  if (!key.allows(asked) && !(targets && targets.every((m) => key.allows(m)))) {
+    throw svcError('model_not_allowed', `This key is not allowed to use the model "${asked}".`);
+  }
+  const models = targets ?? [asked];
+  const steps: RouteStep[] = [];
+  for (const model of models) {
+    const accounts = table.accountsFor(snap, model);
+    if (accounts.length > 0) steps.push({ model, accounts });
+  }
+  if (steps.length === 0) {
+    throw svcError('model_not_found', targets
+      ? `No provider account serves any model of the alias "${asked}" (${models.join(', ')}).`
+      : `No provider account serves the model "${asked}" and no alias has this name.`);
+  }
+  return { asked, alias: targets ? asked : null, steps };
+}

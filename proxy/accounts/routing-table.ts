@@ -1,0 +1,69 @@
+/**
+ * The routing data of a proxy node: usable accounts and model aliases, loaded from Postgres into LookupCaches
+ * (ACCOUNTS_CACHE, ALIASES_CACHE; the control plane invalidates them on every change), and the answer to
+ * "which accounts serve model m", memoised per loaded snapshot so the hot path never scans or queries.
+ */
+import type { AppContext } from '../../core/context.ts';
+import { LookupCache } from '../../core/cache.ts';
+import { ACCOUNTS_CACHE, ALIASES_CACHE } from '../../core/ai/cache-names.ts';
+import type { Dispatchers } from '../upstream/dispatchers.ts';
+import { buildAccount, type AccountRow, type UpstreamAccount } from './upstream-account.ts';
+
+export interface AccountSnapshot {
+  accounts: readonly UpstreamAccount[];
+  /** model → accounts serving it, highest priority first (filled lazily). */
+  byModel: Map<string, readonly UpstreamAccount[]>;
+}
+
+const ALL = 'all';
+const MEMO_MAX = 5_000;
+
+export class RoutingTable {
+  #ctx: AppContext;
+  #dispatchers: Dispatchers;
+  #accounts: LookupCache<AccountSnapshot>;
+  #aliases: LookupCache<Map<string, readonly string[]>>;
+
+  constructor(ctx: AppContext, dispatchers: Dispatchers) {
+    this.#ctx = ctx;
+    this.#dispatchers = dispatchers;
+    this.#accounts = ctx.caches.register(new LookupCache<AccountSnapshot>(ACCOUNTS_CACHE, 60_000));
+    this.#aliases = ctx.caches.register(new LookupCache<Map<string, readonly string[]>>(ALIASES_CACHE, 60_000));
+  }
+
+  async aliases(): Promise<Map<string, readonly string[]>> {
+    return this.#aliases.get(ALL, async () => {
+      const r = await this.#ctx.db.query<{ name: string; models: string[] }>('SELECT name, models FROM model_aliases');
+      return new Map(r.rows.map((a) => [a.name, a.models]));
+    });
+  }
+
+  async snapshot(): Promise<AccountSnapshot> {
+    return this.#accounts.get(ALL, () => this.#load());
+  }
+
+  /** Accounts serving `model`, highest priority first. */
+  accountsFor(snap: AccountSnapshot, model: string): readonly UpstreamAccount[] {
+    let list = snap.byModel.get(model);
+    if (list === undefined) {
+      list = snap.accounts.filter((a) => a.serves(model)).sort((a, b) => b.priority - a.priority);
+      if (snap.byModel.size >= MEMO_MAX) snap.byModel.clear();
+      snap.byModel.set(model, list);
+    }
+    return list;
+  }
+
+  async #load(): Promise<AccountSnapshot> {
+    const r = await this.#ctx.db.query<AccountRow>(
+      `SELECT id, name, provider, kind, base_url, proxy_url, secret_sealed, models, model_list, weight, priority
+         FROM provider_accounts WHERE state = 'active' ORDER BY priority DESC, created_at, id`,
+    );
+    const accounts: UpstreamAccount[] = [];
+    for (const row of r.rows) {
+      const a = buildAccount(row, this.#ctx.secretKey, this.#dispatchers);
+      if (typeof a === 'string') this.#ctx.log.warn({ account: row.id, provider: row.provider }, `provider account skipped: ${a}`);
+      else accounts.push(a);
+    }
+    return { accounts, byModel: new Map() };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The AI gateway's fastify plugin (one per node of the proxy role): the provider-style endpoints under `/v1` and
+ * `/v1beta`, each scope with its own body parser (raw bytes: a same-style call forwards them untouched), error
+ * handler and not-found handler answering in the caller's style (DESIGN.md §3 "Refusals").
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { svcError } from '../core/errors.ts';
+import type { StyleName } from '../translators/model.ts';
+import type { Gateway } from './gateway.ts';
+import { sendStyleError } from './http/style-error.ts';
+import { v1Routes, v1StyleOf } from './routes/v1-routes.ts';
+import { v1betaRoutes } from './routes/v1beta-routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The wire style of a provider-style route (its refusals use that style's error shape). */
+    style?: StyleName;
+  }
+}
+
+function scope(gw: Gateway, styleOf: (req: FastifyRequest) => StyleName, routes: (app: FastifyInstance) => Promise<void>) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.setErrorHandler((err, req, reply) => sendStyleError(req, reply, styleOf(req), err));
+    app.setNotFoundHandler((req, reply) =>
+      sendStyleError(req, reply, styleOf(req), svcError('route_not_found', `No gateway endpoint matches ${req.method} ${req.url.split('?')[0]}.`)),
+    );
+    await routes(app);
+    void gw;
+  };
+}
+
+export function gatewayPlugin(gw: Gateway) {
+  return async (app: FastifyInstance): Promise<void> => {
+    await app.register(scope(gw, v1StyleOf, v1Routes(gw)), { prefix: '/v1' });
+    await app.register(scope(gw, () => 'generative', v1betaRoutes(gw)), { prefix: '/v1beta' });
+  };
+}

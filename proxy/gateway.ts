@@ -1,0 +1,55 @@
+/**
+ * The gateway's long-lived parts, created once per node: key lookups, routing data, account choice, limits,
+ * upstream pools and the usage writer. Routes receive this object; nothing here is per request.
+ */
+import type { AppContext } from '../core/context.ts';
+import { LookupCache } from '../core/cache.ts';
+import { PRICES_CACHE } from '../core/ai/cache-names.ts';
+import { readPriceOverrides } from '../core/ai/price-overrides.ts';
+import type { PriceOverride } from '../core/ai/price-of.ts';
+import { KeyStore } from './keys/key-store.ts';
+import { noLimits, type LimitGuard } from './limits/limit-guard.ts';
+import { RoundRobinPicker, type AccountPicker } from './accounts/account-picker.ts';
+import { RoutingTable } from './accounts/routing-table.ts';
+import { Dispatchers } from './upstream/dispatchers.ts';
+import { UsageWriter, type UsageWriterOptions } from './metering/usage-writer.ts';
+
+export interface GatewayOptions {
+  picker?: AccountPicker;
+  limits?: LimitGuard;
+  usage?: UsageWriterOptions;
+}
+
+export interface Gateway {
+  ctx: AppContext;
+  keys: KeyStore;
+  routing: RoutingTable;
+  picker: AccountPicker;
+  limits: LimitGuard;
+  usage: UsageWriter;
+  dispatchers: Dispatchers;
+  /** The instance's price overrides (cached; invalidated by the control plane). */
+  prices(): Promise<readonly PriceOverride[]>;
+  /** Writes queued usage and closes upstream pools (after the server stopped accepting). */
+  drain(): Promise<void>;
+}
+
+export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gateway {
+  const dispatchers = new Dispatchers({ timeoutMs: ctx.config.upstreamTimeoutMs });
+  const prices = ctx.caches.register(new LookupCache<readonly PriceOverride[]>(PRICES_CACHE, 60_000));
+  const usage = new UsageWriter(ctx.db, ctx.log, opts.usage);
+  return {
+    ctx,
+    keys: new KeyStore(ctx),
+    routing: new RoutingTable(ctx, dispatchers),
+    picker: opts.picker ?? new RoundRobinPicker(),
+    limits: opts.limits ?? noLimits,
+    usage,
+    dispatchers,
+    prices: () => prices.get('all', () => readPriceOverrides(ctx.db)),
+    drain: async () => {
+      await usage.drain();
+      await dispatchers.close();
+    },
+  };
+}

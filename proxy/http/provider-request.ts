@@ -1,0 +1,58 @@
+/**
+ * The front of every provider-style route: the gateway key (401 `invalid_api_key`), the JSON body (400
+ * `invalid_json`: malformed or not an object; the byte limit is fastify's, 413) and the model (400
+ * `model_required`: missing or empty). Refusals after the key is known still get a usage record.
+ */
+import type { FastifyRequest } from 'fastify';
+import { svcError } from '../../core/errors.ts';
+import type { StyleName } from '../../translators/model.ts';
+import type { Gateway } from '../gateway.ts';
+import type { GatewayKey } from '../keys/key-store.ts';
+import { requestKey } from './request-key.ts';
+import { CallRecorder } from '../pipeline/call-recorder.ts';
+import type { GatewayCall } from '../pipeline/gateway-call.ts';
+
+export async function authenticate(gw: Gateway, req: FastifyRequest): Promise<GatewayKey> {
+  const secret = requestKey(req);
+  if (secret === undefined) throw svcError('invalid_api_key', 'No gateway key: send it as Authorization: Bearer, x-api-key, x-goog-api-key or the key query parameter.');
+  const key = await gw.keys.find(secret);
+  if (key === undefined) throw svcError('invalid_api_key', 'The gateway key is not valid (unknown, disabled or deleted).');
+  return key;
+}
+
+export function jsonBody(req: FastifyRequest): { raw: Buffer; body: Record<string, unknown> } {
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (raw.length === 0) throw svcError('invalid_json', 'The request body is empty; send a JSON object.');
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw svcError('invalid_json');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw svcError('invalid_json', 'The request body must be a JSON object.');
+  return { raw, body: body as Record<string, unknown> };
+}
+
+export function requireModel(model: unknown): string {
+  if (typeof model !== 'string' || model.trim() === '') throw svcError('model_required', 'The request must name a model (a non-empty string).');
+  return model;
+}
+
+/** Builds the call, or records the refusal (the key is known by now) and rethrows it. */
+export function buildCall(
+  gw: Gateway, req: FastifyRequest, key: GatewayKey, style: StyleName, startedAt: number,
+  read: () => Omit<GatewayCall, 'clientStyle' | 'key' | 'headers' | 'startedAt' | 'at'>,
+): GatewayCall {
+  const at = new Date();
+  try {
+    return { ...read(), clientStyle: style, key, headers: req.headers, startedAt, at };
+  } catch (err) {
+    const call: GatewayCall = {
+      clientStyle: style, op: 'generate', key, model: '', stream: false, jsonArray: false, includeUsage: false,
+      raw: Buffer.alloc(0), body: {}, headers: req.headers, startedAt, at,
+    };
+    const status = (err as { status?: number }).status ?? 400;
+    new CallRecorder(gw, call).finish({ status, errorCode: (err as { code?: string }).code ?? 'invalid_request' });
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Refusals on the provider-style endpoints, in the caller's own error shape (DESIGN.md §3 "Refusals"):
+ * chat `{"error":{"message","type","param","code"}}`, messages `{"type":"error","error":{"type","message"}}`,
+ * generative-language `{"error":{"code","message","status"}}`. A catalogue SvcError is turned into the neutral
+ * UpstreamError (its status picks the error type; its stable code travels where the style has room for one) and
+ * encoded by the style's own error encoder, so gateway refusals and re-expressed upstream errors look alike.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { svcError, type SvcError } from '../../core/errors.ts';
+import { toSvcError } from '../../core/http/reply-error.ts';
+import type { StyleName, UpstreamError } from '../../translators/model.ts';
+import { getStyle } from '../../translators/styles.ts';
+import { isTranslationError } from '../../translators/translation-error.ts';
+import { errorTypeForStatus } from '../../translators/upstream-error-status.ts';
+
+/** Anything thrown on a provider route → a catalogue error (translation errors are 400 invalid_request). */
+export function gatewayError(err: unknown): SvcError {
+  if (isTranslationError(err)) return svcError('invalid_request', err.message, err.param ? { param: err.param } : {});
+  return toSvcError(err);
+}
+
+export function upstreamErrorOf(e: SvcError): UpstreamError {
+  const out: UpstreamError = { status: e.status, type: errorTypeForStatus(e.status), message: e.message, code: e.code };
+  const retry = e.headers['retry-after'] ?? e.headers['Retry-After'];
+  if (retry !== undefined && /^\d+$/.test(retry)) out.retryAfter = Number(retry);
+  return out;
+}
+
+/** Status, headers and JSON text of a refusal in `style`. */
+export function styleErrorResponse(style: StyleName, e: SvcError): { status: number; headers: Record<string, string>; body: string } {
+  const enc = getStyle(style).encodeError(upstreamErrorOf(e));
+  return { status: enc.status, headers: { ...e.headers, ...enc.headers }, body: JSON.stringify(enc.body) };
+}
+
+export function sendStyleError(req: FastifyRequest, reply: FastifyReply, style: StyleName, err: unknown): FastifyReply {
+  const e = gatewayError(err);
+  if (e.status >= 500) req.log.error({ err, code: e.code }, 'gateway request failed');
+  else req.log.debug({ code: e.code }, 'gateway request refused');
+  const r = styleErrorResponse(style, e);
+  return reply.code(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
+}

@@ -1,0 +1,105 @@
+/**
+ * Gateway keys as the proxy sees them: a presented secret is hashed (SHA-256, as stored) and looked up through a
+ * LookupCache named GATEWAY_KEYS_CACHE, which the control plane invalidates with the hash on every change.
+ *
+ * Unknown hashes are remembered for a few seconds in a separate bounded map, so that a client retrying with a bad
+ * key (or a flood of random keys) costs one query per hash and never evicts good keys from the positive cache.
+ * Those negative entries are not invalidated: a new key's secret is random and shown only once, so nobody can
+ * have tried it in the seconds before it existed.
+ */
+import type { AppContext } from '../../core/context.ts';
+import { LookupCache } from '../../core/cache.ts';
+import { GATEWAY_KEYS_CACHE } from '../../core/ai/cache-names.ts';
+import { readKeyLimits, type KeyLimits } from '../../core/ai/key-limits.ts';
+import { matchesModel } from '../../core/ai/model-pattern.ts';
+import { hashSecret } from '../../core/ids.ts';
+
+export interface GatewayKey {
+  id: string;
+  teamId: string;
+  ownerUserId: string | null;
+  name: string;
+  /** Exact ids, alias names or `*` patterns; empty = every model. */
+  allowedModels: readonly string[];
+  limits: KeyLimits;
+  logBodies: string;
+  /** Whether the key may call `model` (memoised per key: the answer never changes for a cached record). */
+  allows(model: string): boolean;
+}
+
+interface KeyRow {
+  id: string;
+  team_id: string;
+  owner_user_id: string | null;
+  name: string;
+  allowed_models: string[];
+  limits: unknown;
+  log_bodies: string;
+}
+
+const NEGATIVE_TTL_MS = 5_000;
+const NEGATIVE_MAX = 10_000;
+const MISSING = Symbol('missing');
+
+export function toGatewayKey(r: KeyRow): GatewayKey {
+  const patterns = r.allowed_models ?? [];
+  const memo = new Map<string, boolean>();
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    ownerUserId: r.owner_user_id,
+    name: r.name,
+    allowedModels: patterns,
+    limits: readKeyLimits(r.limits),
+    logBodies: r.log_bodies,
+    allows(model) {
+      if (patterns.length === 0) return true;
+      let ok = memo.get(model);
+      if (ok === undefined) {
+        ok = patterns.some((p) => matchesModel(p, model));
+        if (memo.size < 1000) memo.set(model, ok);
+      }
+      return ok;
+    },
+  };
+}
+
+export class KeyStore {
+  #ctx: AppContext;
+  #cache: LookupCache<GatewayKey>;
+  #missing = new Map<string, number>();
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+    this.#cache = ctx.caches.register(new LookupCache<GatewayKey>(GATEWAY_KEYS_CACHE, 60_000));
+  }
+
+  /** The key for a presented secret, or undefined when it is unknown, disabled or deleted. */
+  async find(secret: string): Promise<GatewayKey | undefined> {
+    const hash = hashSecret(secret);
+    const missAt = this.#missing.get(hash);
+    if (missAt !== undefined) {
+      if (Date.now() - missAt < NEGATIVE_TTL_MS) return undefined;
+      this.#missing.delete(hash);
+    }
+    try {
+      return await this.#cache.get(hash, (h) => this.#load(h));
+    } catch (err) {
+      if (err !== MISSING) throw err;
+      if (this.#missing.size >= NEGATIVE_MAX) this.#missing.delete(this.#missing.keys().next().value as string);
+      this.#missing.set(hash, Date.now());
+      return undefined;
+    }
+  }
+
+  async #load(hash: string): Promise<GatewayKey> {
+    const r = await this.#ctx.db.query<KeyRow>(
+      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies FROM gateway_keys
+        WHERE key_hash = $1 AND deleted_at IS NULL AND NOT disabled`,
+      [hash],
+    );
+    // Thrown, not returned: LookupCache keeps only successful loads, so unknown hashes stay out of it.
+    if (r.rows.length === 0) throw MISSING;
+    return toGatewayKey(r.rows[0]);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Writes usage records in batches, off the request path (DESIGN.md §1 "hot-path writes are batched"): records
+ * queue in memory and are written with one multi-row INSERT every `flushMs` or as soon as `batchSize` rows wait.
+ * The queue is bounded: past `maxQueued` rows (the database is down or far too slow) the oldest rows are dropped
+ * and counted, so memory stays bounded and the gateway keeps answering. `drain()` writes everything left; the
+ * feature calls it on shutdown, after the server stopped accepting.
+ */
+import type { Db } from '../../core/db/db.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { UsageRecord } from './usage-record.ts';
+
+export interface UsageWriterOptions {
+  flushMs?: number;
+  batchSize?: number;
+  maxQueued?: number;
+}
+
+const COLUMNS = [
+  'at', 'key_id', 'team_id', 'model', 'served_model', 'alias', 'provider', 'account_id', 'client_style',
+  'upstream_style', 'status', 'error_code', 'input_tokens', 'output_tokens', 'cache_read_tokens',
+  'cache_write_tokens', 'reasoning_tokens', 'usage_source', 'latency_ms', 'ttfb_ms', 'cost_usd', 'stream',
+] as const;
+
+function values(r: UsageRecord): unknown[] {
+  return [
+    r.at, r.keyId, r.teamId, r.model, r.servedModel, r.alias, r.provider, r.accountId, r.clientStyle,
+    r.upstreamStyle, r.status, r.errorCode, r.inputTokens, r.outputTokens, r.cacheReadTokens,
+    r.cacheWriteTokens, r.reasoningTokens, r.usageSource, Math.round(r.latencyMs), r.ttfbMs === null ? null : Math.round(r.ttfbMs),
+    r.costUsd, r.stream,
+  ];
+}
+
+/** `INSERT … VALUES ($1,…,$22),($23,…)` for n rows, built once per batch size and kept. */
+const statements = new Map<number, string>();
+function insertSql(n: number): string {
+  let sql = statements.get(n);
+  if (sql === undefined) {
+    const rows: string[] = [];
+    for (let i = 0; i < n; i++) rows.push(`(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(',')})`);
+    sql = `INSERT INTO usage_records (${COLUMNS.join(',')}) VALUES ${rows.join(',')}`;
+    if (statements.size < 64) statements.set(n, sql);
+  }
+  return sql;
+}
+
+export class UsageWriter {
+  #db: Db;
+  #log: Logger;
+  #flushMs: number;
+  #batchSize: number;
+  #maxQueued: number;
+  #queue: UsageRecord[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> | undefined;
+  #listeners: ((r: UsageRecord) => void)[] = [];
+  /** Rows dropped because the queue was full. */
+  dropped = 0;
+  /** Rows written so far. */
+  written = 0;
+
+  constructor(db: Db, log: Logger, options: UsageWriterOptions = {}) {
+    this.#db = db;
+    this.#log = log;
+    this.#flushMs = options.flushMs ?? 200;
+    this.#batchSize = options.batchSize ?? 500;
+    this.#maxQueued = options.maxQueued ?? 50_000;
+  }
+
+  /** Called for every record as it is queued (e.g. budget counters); must not throw. */
+  onRecord(fn: (r: UsageRecord) => void): void {
+    this.#listeners.push(fn);
+  }
+
+  write(record: UsageRecord): void {
+    for (const fn of this.#listeners) fn(record);
+    if (this.#queue.length >= this.#maxQueued) {
+      this.#queue.shift();
+      this.dropped++;
+      if (this.dropped % 1000 === 1) this.#log.error({ dropped: this.dropped }, 'usage queue full: dropping the oldest usage records');
+    }
+    this.#queue.push(record);
+    if (this.#queue.length >= this.#batchSize) void this.#flush();
+    else this.#timer ??= setTimeout(() => void this.#flush(), this.#flushMs);
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Writes everything queued; resolves when the database has it. */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#queue.length > 0 || this.#writing) {
+      if (Date.now() > deadline) {
+        this.#log.error({ rows: this.#queue.length }, 'usage records could not be written before shutdown');
+        return;
+      }
+      await this.#flush();
+    }
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    // One write at a time: batches stay in order and the pool is not flooded.
+    if (this.#writing) return this.#writing;
+    if (this.#queue.length === 0) return;
+    const batch = this.#queue.splice(0, this.#batchSize);
+    this.#writing = this.#insert(batch).finally(() => {
+      this.#writing = undefined;
+      if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.#flush(), this.#queue.length >= this.#batchSize ? 0 : this.#flushMs);
+    });
+    return this.#writing;
+  }
+
+  async #insert(batch: UsageRecord[]): Promise<void> {
+    const params: unknown[] = [];
+    for (const r of batch) params.push(...values(r));
+    try {
+      await this.#db.query(insertSql(batch.length), params);
+      this.written += batch.length;
+    } catch (err) {
+      // Put the rows back (ahead of newer ones) for the next attempt, within the bound.
+      this.#queue.unshift(...batch.slice(0, Math.max(0, this.#maxQueued - this.#queue.length)));
+      this.#log.error({ err, rows: batch.length }, 'writing usage records failed; will retry');
+      await new Promise((r) => setTimeout(r, Math.min(1000, this.#flushMs * 5)));
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Trying upstreams in order until one answers (DESIGN.md §3 step 8; issue 3 point 4): the plan's models in order,
+ * and for each model its accounts as the picker hands them out. A 429 or 5xx answer, a timeout or a connection
+ * failure moves on to the next account of the same model, then to the next model; a 404 moves on to the next
+ * model. All of this happens before anything is sent to the client; the last failure is what the client gets when
+ * nothing answers.
+ */
+import type { Dispatcher } from 'undici';
+import { isSvcError, svcError, type SvcError } from '../../core/errors.ts';
+import { retryAfterSeconds } from '../../translators/upstream-error-status.ts';
+import type { Gateway } from '../gateway.ts';
+import type { ModelPlan, RouteStep } from '../accounts/resolve-model.ts';
+import type { UpstreamAccount } from '../accounts/upstream-account.ts';
+import { readBody, sendUpstream } from '../upstream/send-upstream.ts';
+import type { PreparedRequest, RequestPreparer } from './prepare-request.ts';
+
+export interface Attempt {
+  step: RouteStep;
+  account: UpstreamAccount;
+  prepared: PreparedRequest;
+}
+
+export type AttemptResult =
+  /** An answer to relay: a success (status < 400) with its body still to read, or a final upstream error. */
+  | (Attempt & { kind: 'answer'; res: Dispatcher.ResponseData; errorBody?: Buffer })
+  /** Nothing answered; `error` is what the client gets. */
+  | { kind: 'failed'; attempt: Attempt | undefined; error: SvcError; res?: Dispatcher.ResponseData; errorBody?: Buffer }
+  /** The client went away while waiting. */
+  | { kind: 'gone'; attempt: Attempt | undefined };
+
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+export async function attemptUpstreams(
+  gw: Gateway, plan: ModelPlan, preparer: RequestPreparer, signal: AbortSignal, filter?: (a: UpstreamAccount) => boolean,
+): Promise<AttemptResult> {
+  let last: Extract<AttemptResult, { kind: 'failed' }> | undefined;
+  for (const step of plan.steps) {
+    const tried = new Set<string>();
+    const candidates = filter ? step.accounts.filter(filter) : step.accounts;
+    for (;;) {
+      const account = gw.picker.pick(step.model, candidates, tried);
+      if (account === undefined) break;
+      tried.add(account.id);
+      // A body this style cannot express throws here (400), before any call.
+      const attempt: Attempt = { step, account, prepared: preparer.prepare(step.model, account) };
+      const p = attempt.prepared;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await sendUpstream(account, { method: 'POST', path: p.path, headers: p.headers, body: p.body, signal });
+      } catch (err) {
+        if (signal.aborted) return { kind: 'gone', attempt };
+        if (!isSvcError(err)) throw err;
+        gw.picker.report(account, { ok: false });
+        last = { kind: 'failed', attempt, error: err };
+        continue;
+      }
+      const status = res.statusCode;
+      if (status < 400) return { kind: 'answer', ...attempt, res };
+      let errorBody: Buffer;
+      try {
+        errorBody = await readBody(res.body, ERROR_BODY_LIMIT);
+      } catch (err) {
+        if (signal.aborted) return { kind: 'gone', attempt };
+        errorBody = Buffer.from(isSvcError(err) ? err.message : 'The upstream error answer could not be read.');
+      }
+      const retryable = status === 429 || status >= 500;
+      if (!retryable && status !== 404) return { kind: 'answer', ...attempt, res, errorBody };
+      if (retryable) gw.picker.report(account, { ok: false, status, retryAfterS: retryAfterSeconds(res.headers) });
+      last = { kind: 'failed', attempt, error: svcError('upstream_error'), res, errorBody };
+      if (status === 404) break;
+    }
+  }
+  return last ?? { kind: 'failed', attempt: undefined, error: svcError('no_account_available') };
+}

@@ -1,0 +1,63 @@
+/**
+ * The client side of an answer once the gateway commits to it: the raw Node response (the route hijacked the
+ * fastify reply), with backpressure (a write that fills the socket buffer waits for `drain`), the time of the
+ * first byte, and the client going away (which aborts the upstream call through `signal`).
+ */
+import type { ServerResponse } from 'node:http';
+
+export class ClientSink {
+  readonly res: ServerResponse;
+  readonly controller = new AbortController();
+  /** performance.now() of the first body byte written, if any. */
+  firstByteAt: number | undefined;
+  #headSent = false;
+
+  constructor(res: ServerResponse) {
+    this.res = res;
+    res.on('close', () => {
+      if (!res.writableFinished) this.controller.abort(new Error('client disconnected'));
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The client closed the connection before the answer was complete. */
+  get gone(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  get headSent(): boolean {
+    return this.#headSent;
+  }
+
+  head(status: number, headers: Record<string, string | string[]>): void {
+    if (this.#headSent) return;
+    this.#headSent = true;
+    this.res.writeHead(status, headers);
+  }
+
+  /** Writes a piece of the body; resolves at once unless the socket buffer is full. */
+  write(chunk: string | Uint8Array): Promise<void> | undefined {
+    if (this.gone || chunk.length === 0) return undefined;
+    this.firstByteAt ??= performance.now();
+    if (this.res.write(chunk)) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  end(chunk?: string | Uint8Array): void {
+    if (this.gone) return;
+    if (chunk !== undefined && chunk.length > 0) this.firstByteAt ??= performance.now();
+    if (chunk === undefined) this.res.end();
+    else this.res.end(chunk);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * One client call as the routes hand it to the pipeline: who calls (key), in which style, for which model, with
+ * which body (the raw bytes, kept for a same-style passthrough, and the parsed object).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { StyleName } from '../../translators/model.ts';
+import type { GatewayKey } from '../keys/key-store.ts';
+
+export interface GatewayCall {
+  clientStyle: StyleName;
+  op: 'generate' | 'count';
+  key: GatewayKey;
+  /** The model as the client asked for it (an id or an alias name). */
+  model: string;
+  stream: boolean;
+  /** Generative-language stream without `alt=sse`: the answer is one JSON array sent in pieces. */
+  jsonArray: boolean;
+  /** chat: the client asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  raw: Buffer;
+  body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+  at: Date;
+}

@@ -1,0 +1,152 @@
+/**
+ * Streaming an upstream answer to the client as it arrives (DESIGN.md §3 steps 7 and 9), never buffered whole.
+ *
+ * - passthrough (same style): upstream chunks are written as they come while an SSE parser reads them on the side
+ *   for usage (usage-taps.ts); when the chat usage chunk must be hidden or a JSON-array client needs re-framing,
+ *   events are written one by one instead, their data unchanged.
+ * - translated: upstream SSE → the upstream style's stream decoder → StreamEvents → the client style's stream
+ *   encoder → frames; the first frame is written as soon as the first upstream event is translated.
+ *
+ * Either way a stream that breaks (malformed SSE, upstream closed or reset mid-answer) ends with an error event in
+ * the client's style, never a clean-looking truncated answer (reference §E10); a client that goes away aborts the
+ * upstream read (the sink's signal) and the caller records what was produced.
+ */
+import type { Dispatcher } from 'undici';
+import { SseParser, type SseEvent } from '../../core/sse.ts';
+import type { StreamEvent, StyleName, UpstreamError, Usage } from '../../translators/model.ts';
+import { getStyle, type StreamEncoderOptions } from '../../translators/styles.ts';
+import { mergeUsage } from '../../translators/usage.ts';
+import type { ClientFramer } from './client-framer.ts';
+import type { ClientSink } from './client-sink.ts';
+import type { UsageTap } from './usage-taps.ts';
+
+type Body = Dispatcher.ResponseData['body'];
+
+export interface StreamResult {
+  usage: Usage;
+  /** The answer reached its normal end. */
+  complete: boolean;
+  /** The stream ended with an error event (the upstream's own, or one the gateway added). */
+  error: UpstreamError | undefined;
+  clientGone: boolean;
+  /** Text, thinking and tool arguments produced (for estimating output tokens when none were reported). */
+  producedText(): string;
+}
+
+const KEEP_FOR_ESTIMATE = 1024 * 1024;
+
+const BROKEN: UpstreamError = { status: 502, type: 'server', message: 'The upstream stream ended before the answer was finished.' };
+
+/** The client-style frames that end a broken stream. */
+function errorFrames(clientStyle: StyleName, framer: ClientFramer, error: UpstreamError): string {
+  const style = getStyle(clientStyle);
+  const enc = new style.StreamEncoder();
+  return enc.push({ type: 'error', error }).map((o) => framer.frame(style.frame(o))).join('');
+}
+
+function brokenBy(err: unknown): UpstreamError {
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'UND_ERR_BODY_TIMEOUT') return { status: 504, type: 'timeout', message: 'The upstream provider stopped sending in the middle of the answer.' };
+  return BROKEN;
+}
+
+export async function pipePassthrough(body: Body, sink: ClientSink, style: StyleName, tap: UsageTap, framer: ClientFramer, raw: boolean): Promise<StreamResult> {
+  const parser = new SseParser({ dispatchIncompleteAtEnd: true });
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let broken: UpstreamError | undefined;
+  const handle = (events: SseEvent[]): string => {
+    let out = '';
+    for (const ev of events) if (tap.push(ev) && !raw) out += framer.frame(ev);
+    return out;
+  };
+  try {
+    for await (const chunk of body) {
+      if (keptBytes < KEEP_FOR_ESTIMATE) {
+        kept.push(chunk as Buffer);
+        keptBytes += (chunk as Buffer).length;
+      }
+      const out = handle(parser.feed(chunk as Buffer));
+      const wait = sink.write(raw ? (chunk as Buffer) : out);
+      if (wait) await wait;
+    }
+    const tail = handle(parser.end());
+    if (!raw && tail) sink.write(tail);
+  } catch (err) {
+    if (!sink.gone) broken = brokenBy(err);
+  }
+  if (!sink.gone && !tap.complete && !tap.failed) broken ??= BROKEN;
+  if (broken) sink.write(errorFrames(style, framer, broken));
+  sink.end(raw ? undefined : framer.end());
+  return {
+    usage: tap.usage(),
+    complete: tap.complete && !broken,
+    error: broken ?? (tap.failed ? { status: 502, type: 'server', message: 'The upstream sent an error event.' } : undefined),
+    clientGone: sink.gone,
+    producedText: () => textOfStream(style, kept),
+  };
+}
+
+export async function pipeTranslated(
+  body: Body, sink: ClientSink, upstreamStyle: StyleName, clientStyle: StyleName, framer: ClientFramer, options: StreamEncoderOptions,
+): Promise<StreamResult> {
+  const up = getStyle(upstreamStyle);
+  const client = getStyle(clientStyle);
+  const parser = new SseParser({ dispatchIncompleteAtEnd: true });
+  const decoder = new up.StreamDecoder();
+  const encoder = new client.StreamEncoder(options);
+  let usage: Usage = { source: 'unknown' };
+  let complete = false;
+  let error: UpstreamError | undefined;
+  const text: string[] = [];
+  const emit = (events: StreamEvent[]): string => {
+    let out = '';
+    for (const ev of events) {
+      if (ev.type === 'text_delta' || ev.type === 'thinking_delta') text.push(ev.text);
+      else if (ev.type === 'tool_args_delta') text.push(ev.json);
+      else if (ev.type === 'usage') usage = mergeUsage(usage, ev.usage);
+      else if (ev.type === 'stop') complete = true;
+      else if (ev.type === 'error') error = ev.error;
+      for (const o of encoder.push(ev)) out += framer.frame(client.frame(o));
+    }
+    return out;
+  };
+  const feed = (events: SseEvent[]): string => {
+    let out = '';
+    for (const ev of events) out += emit(decoder.push(ev));
+    return out;
+  };
+  try {
+    for await (const chunk of body) {
+      const wait = sink.write(feed(parser.feed(chunk as Buffer)));
+      if (wait) await wait;
+    }
+    sink.write(feed(parser.end()) + emit(decoder.end()));
+  } catch (err) {
+    if (!sink.gone) sink.write(emit([{ type: 'error', error: brokenBy(err) }]));
+  }
+  if (!sink.gone) {
+    let rest = '';
+    for (const o of encoder.end()) rest += framer.frame(client.frame(o));
+    if (!complete && !error) error = BROKEN;
+    sink.write(rest);
+  }
+  sink.end(framer.end());
+  return { usage, complete: complete && !error, error, clientGone: sink.gone, producedText: () => text.join('') };
+}
+
+/** The text a (possibly cut) same-style stream produced, decoded after the fact for estimates. */
+function textOfStream(style: StyleName, chunks: Buffer[]): string {
+  const parser = new SseParser({ dispatchIncompleteAtEnd: true });
+  const decoder = new (getStyle(style).StreamDecoder)();
+  const out: string[] = [];
+  const take = (events: StreamEvent[]) => {
+    for (const ev of events) {
+      if (ev.type === 'text_delta' || ev.type === 'thinking_delta') out.push(ev.text);
+      else if (ev.type === 'tool_args_delta') out.push(ev.json);
+    }
+  };
+  for (const c of chunks) for (const ev of parser.feed(c)) take(decoder.push(ev));
+  for (const ev of parser.end()) take(decoder.push(ev));
+  return out.join('');
+}

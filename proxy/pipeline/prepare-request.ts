@@ -1,0 +1,82 @@
+/**
+ * Builds the upstream request of a call for one (model, account) attempt.
+ *
+ * Same style (DESIGN.md §3 step 7): the client's bytes go up untouched, except the `model` when an alias was
+ * resolved (a byte-preserving edit) and, for a chat stream whose client did not ask for usage, an added
+ * `stream_options.include_usage` whose usage chunk the gateway then hides from the client (reference §E7). The
+ * client's `anthropic-version`/`anthropic-beta` headers are kept for a messages upstream.
+ *
+ * Different styles: the body is decoded once into the internal model and encoded for each upstream style tried;
+ * parameters the upstream style cannot express come back as warnings (sent as `X-Svc-Warning`) or as a
+ * TranslationError (400) when dropping them would change the meaning.
+ */
+import type { Conversation, StyleName } from '../../translators/model.ts';
+import { getStyle } from '../../translators/styles.ts';
+import type { UpstreamAccount } from '../accounts/upstream-account.ts';
+import type { GatewayCall } from './gateway-call.ts';
+import { addTopLevelField, replaceTopLevelValue } from './rewrite-json-body.ts';
+
+export interface PreparedRequest {
+  same: boolean;
+  upstreamStyle: StyleName;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+  warnings: readonly string[];
+  /** chat passthrough: the usage chunk was asked for by the gateway, not the client. */
+  hideUsageChunk: boolean;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const KEEP_HEADERS = ['anthropic-version', 'anthropic-beta'];
+
+export class RequestPreparer {
+  #call: GatewayCall;
+  #conv: Conversation | undefined;
+
+  constructor(call: GatewayCall) {
+    this.#call = call;
+  }
+
+  /** The call in the internal model (decoded once; throws a TranslationError on a body it cannot read). */
+  conversation(): Conversation {
+    if (this.#conv === undefined) {
+      const conv = getStyle(this.#call.clientStyle).decodeRequest(this.#call.body);
+      conv.model = this.#call.model;
+      conv.stream = this.#call.stream;
+      this.#conv = conv;
+    }
+    return this.#conv;
+  }
+
+  prepare(model: string, account: UpstreamAccount): PreparedRequest {
+    const call = this.#call;
+    const profile = account.profile;
+    const path = call.op === 'count' && profile.countPath ? profile.countPath(model) : profile.generatePath(model, call.stream);
+    if (account.style === call.clientStyle) return this.#same(model, account, path);
+    const conv: Conversation = { ...this.conversation(), model, warnings: [...this.conversation().warnings] };
+    const body = JSON.stringify(getStyle(account.style).encodeRequest(conv));
+    return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false };
+  }
+
+  #same(model: string, account: UpstreamAccount, path: string): PreparedRequest {
+    const call = this.#call;
+    let text: string | undefined;
+    // The generative-language style names the model in the path; the others in the body.
+    if (model !== call.model && call.clientStyle !== 'generative') text = replaceTopLevelValue(call.raw.toString('utf8'), 'model', model);
+    const hideUsageChunk = call.clientStyle === 'chat' && call.stream && !call.includeUsage && call.op === 'generate';
+    if (hideUsageChunk) {
+      const so = call.body.stream_options;
+      text ??= call.raw.toString('utf8');
+      text = so === undefined || so === null
+        ? addTopLevelField(text, 'stream_options', { include_usage: true })
+        : replaceTopLevelValue(text, 'stream_options', { ...(so as object), include_usage: true });
+    }
+    let headers: Record<string, string> = JSON_HEADERS;
+    for (const name of KEEP_HEADERS) {
+      const v = call.headers[name];
+      if (typeof v === 'string') headers = { ...headers, [name]: v };
+    }
+    return { same: true, upstreamStyle: account.style, path, headers, body: text ?? call.raw, warnings: [], hideUsageChunk };
+  }
+}

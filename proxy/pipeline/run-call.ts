@@ -1,0 +1,107 @@
+/**
+ * A generation call from resolution to the usage record: resolve the model (403/404), admit it through the limit
+ * guard, try upstreams (attempt-upstreams.ts), then relay the answer: streamed (pipe-stream.ts) or whole
+ * (respond-json.ts), with `X-Svc-Model` naming the model that answered and `X-Svc-Warning` for parameters dropped
+ * in translation. Every call with a known key ends in exactly one usage record (call-recorder.ts).
+ */
+import type { FastifyReply } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { isSvcError, svcError } from '../../core/errors.ts';
+import type { Gateway } from '../gateway.ts';
+import { resolveModel } from '../accounts/resolve-model.ts';
+import type { LimitTicket } from '../limits/limit-guard.ts';
+import { styleErrorResponse, gatewayError } from '../http/style-error.ts';
+import { attemptUpstreams, type Attempt } from './attempt-upstreams.ts';
+import { CallRecorder } from './call-recorder.ts';
+import { JsonArrayFramer, SseFramer } from './client-framer.ts';
+import { ClientSink } from './client-sink.ts';
+import type { GatewayCall } from './gateway-call.ts';
+import { pipePassthrough, pipeTranslated, type StreamResult } from './pipe-stream.ts';
+import { RequestPreparer } from './prepare-request.ts';
+import { successAnswer, upstreamErrorAnswer, type JsonAnswer } from './respond-json.ts';
+import { readBody } from '../upstream/send-upstream.ts';
+import { createUsageTap } from './usage-taps.ts';
+
+const WARNING_CHARS = /[^\x20-\x7e]/g;
+
+function answerHeaders(a: Attempt): Record<string, string | string[]> {
+  const h: Record<string, string | string[]> = { 'x-svc-model': a.step.model };
+  if (a.prepared.warnings.length > 0) h['x-svc-warning'] = a.prepared.warnings.map((w) => w.replace(WARNING_CHARS, '?'));
+  return h;
+}
+
+export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyReply): Promise<void> {
+  const rec = new CallRecorder(gw, call);
+  const sink = new ClientSink(reply.raw);
+  const preparer = new RequestPreparer(call);
+  let ticket: LimitTicket | undefined;
+  const refuse = (err: unknown, attempt?: Attempt) => {
+    const e = gatewayError(err);
+    const r = styleErrorResponse(call.clientStyle, e);
+    reply.hijack();
+    sink.head(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8' });
+    sink.end(r.body);
+    rec.finish({ status: r.status, errorCode: e.code, attempt, firstByteAt: sink.firstByteAt, ticket });
+  };
+  try {
+    const plan = await resolveModel(gw.routing, call.key, call.model);
+    rec.alias = plan.alias;
+    ticket = await gw.limits.admit({
+      key: call.key, model: call.model, candidates: plan.steps.map((s) => s.model), clientStyle: call.clientStyle,
+      stream: call.stream, estimatedInputTokens: Math.ceil(call.raw.length / 4),
+    });
+    const result = await attemptUpstreams(gw, plan, preparer, sink.signal);
+    if (result.kind === 'gone') return rec.finish({ status: 499, errorCode: 'client_disconnected', attempt: result.attempt, firstByteAt: sink.firstByteAt, ticket, promptTokens: () => rec.promptTokens(preparer) });
+    if (result.kind === 'failed') {
+      const { attempt, res, errorBody } = result;
+      if (attempt && res && errorBody) return relayJson(upstreamErrorAnswer(res.statusCode, errorBody, res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
+      return refuse(result.error, attempt);
+    }
+    const attempt: Attempt = result;
+    if (result.errorBody) return relayJson(upstreamErrorAnswer(result.res.statusCode, result.errorBody, result.res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
+    if (call.stream) return await relayStream(result.res, attempt);
+    const raw = await readBody(result.res.body);
+    const answer = successAnswer(raw, attempt.prepared.upstreamStyle, call.clientStyle);
+    if (!answer) return refuse(svcError('upstream_bad_response', 'The upstream answer is not valid JSON.'), attempt);
+    return relayJson(answer, attempt);
+  } catch (err) {
+    if (sink.gone) return rec.finish({ status: 499, errorCode: 'client_disconnected', firstByteAt: sink.firstByteAt, ticket });
+    if (sink.headSent) {
+      gw.ctx.log.error({ err }, 'gateway call failed after the answer started');
+      sink.end();
+      return rec.finish({ status: 500, errorCode: 'internal_error', firstByteAt: sink.firstByteAt, ticket });
+    }
+    if (!isSvcError(err)) gw.ctx.log.error({ err }, 'gateway call failed');
+    return refuse(err);
+  }
+
+  function relayJson(answer: JsonAnswer, attempt: Attempt): void {
+    reply.hijack();
+    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt) });
+    sink.end(answer.body);
+    const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
+    rec.finish({
+      status: answer.status, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: answer.status < 400 ? answer.usage : undefined, complete: true,
+      promptTokens: () => rec.promptTokens(preparer), producedText: () => '',
+    });
+  }
+
+  async function relayStream(res: Dispatcher.ResponseData, attempt: Attempt): Promise<void> {
+    reply.hijack();
+    const framer = call.jsonArray ? new JsonArrayFramer() : new SseFramer();
+    sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt) });
+    const p = attempt.prepared;
+    let result: StreamResult;
+    if (p.same) {
+      const raw = !p.hideUsageChunk && !call.jsonArray;
+      result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, raw);
+    } else {
+      result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage });
+    }
+    const errorCode = result.clientGone ? 'client_disconnected' : result.error ? `upstream_${result.error.type}` : null;
+    rec.finish({
+      status: 200, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: result.usage, complete: result.complete,
+      producedText: result.producedText, promptTokens: () => rec.promptTokens(preparer),
+    });
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Reading usage on the side of a same-style stream (DESIGN.md §3 step 7): the bytes go to the client untouched
+ * while the gateway parses the SSE events as they pass and looks only at the few that carry usage or end the
+ * stream. Full JSON parsing happens only for those events (two per messages stream, one per chat or
+ * generative-language stream), never for text deltas.
+ *
+ * A tap also says whether the stream reached its normal end (`complete`) or carried the upstream's own error event
+ * (`failed`, already in the client's style since the styles are the same); a stream with neither was cut short.
+ * The chat tap can hide the usage chunk the gateway asked for on the client's behalf (reference §E7).
+ */
+import type { SseEvent } from '../../core/sse.ts';
+import type { StyleName, Usage } from '../../translators/model.ts';
+import { mergeUsage } from '../../translators/usage.ts';
+import { decodeChatUsage } from '../../translators/chat/chat-usage.ts';
+import { decodeMessagesUsage } from '../../translators/messages/messages-usage.ts';
+import { convertGenerativeUsage } from '../../translators/generative/convert-generative-usage.ts';
+import { convertResponsesUsage } from '../../translators/responses/convert-responses-usage.ts';
+
+export interface UsageTap {
+  /** Sees one event; false when the event must not reach the client. */
+  push(ev: SseEvent): boolean;
+  usage(): Usage;
+  readonly complete: boolean;
+  readonly failed: boolean;
+}
+
+const CHAT_USAGE = /"usage"\s*:\s*\{/;
+const CHAT_FINISH = /"finish_reason"\s*:\s*"/;
+const ERROR_START = /^\s*\{\s*"error"/;
+
+function parse(data: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(data);
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+class ChatTap implements UsageTap {
+  #hideUsageChunk: boolean;
+  #usage: Usage = { source: 'unknown' };
+  #done = false;
+  #finish = false;
+  failed = false;
+
+  constructor(hideUsageChunk: boolean) {
+    this.#hideUsageChunk = hideUsageChunk;
+  }
+
+  get complete(): boolean {
+    return this.#done || this.#finish;
+  }
+
+  push(ev: SseEvent): boolean {
+    const d = ev.data;
+    if (d === '[DONE]') {
+      this.#done = true;
+      return true;
+    }
+    if (ev.event === 'error' || ERROR_START.test(d)) {
+      this.failed = true;
+      return true;
+    }
+    if (!this.#finish && CHAT_FINISH.test(d)) this.#finish = true;
+    if (CHAT_USAGE.test(d)) {
+      const chunk = parse(d);
+      if (chunk && typeof chunk.usage === 'object' && chunk.usage !== null) {
+        this.#usage = decodeChatUsage(chunk.usage as never);
+        if (this.#hideUsageChunk && Array.isArray(chunk.choices) && chunk.choices.length === 0) return false;
+      }
+    }
+    return true;
+  }
+
+  usage(): Usage {
+    return this.#usage;
+  }
+}
+
+class MessagesTap implements UsageTap {
+  #usage: Usage = { source: 'unknown' };
+  complete = false;
+  failed = false;
+
+  push(ev: SseEvent): boolean {
+    switch (ev.event) {
+      case 'message_start': {
+        const msg = parse(ev.data)?.message as { usage?: unknown } | undefined;
+        if (msg?.usage) this.#usage = mergeUsage(this.#usage, decodeMessagesUsage(msg.usage));
+        break;
+      }
+      case 'message_delta': {
+        const u = parse(ev.data)?.usage;
+        if (u) this.#usage = mergeUsage(this.#usage, decodeMessagesUsage(u));
+        break;
+      }
+      case 'message_stop':
+        this.complete = true;
+        break;
+      case 'error':
+        this.failed = true;
+        break;
+    }
+    return true;
+  }
+
+  usage(): Usage {
+    return this.#usage;
+  }
+}
+
+class GenerativeTap implements UsageTap {
+  #last: string | undefined;
+  complete = false;
+  failed = false;
+
+  push(ev: SseEvent): boolean {
+    const d = ev.data;
+    if (ERROR_START.test(d)) this.failed = true;
+    else {
+      // usageMetadata is cumulative: keep the last frame that has it, parse it once at the end.
+      if (d.includes('"usageMetadata"')) this.#last = d;
+      if (d.includes('"finishReason"')) this.complete = true;
+    }
+    return true;
+  }
+
+  usage(): Usage {
+    const meta = this.#last === undefined ? undefined : parse(this.#last)?.usageMetadata;
+    return meta ? convertGenerativeUsage(meta) : { source: 'unknown' };
+  }
+}
+
+class ResponsesTap implements UsageTap {
+  #usage: Usage = { source: 'unknown' };
+  complete = false;
+  failed = false;
+
+  push(ev: SseEvent): boolean {
+    const t = ev.event;
+    if (t === 'response.completed' || t === 'response.incomplete' || t === 'response.failed') {
+      const r = parse(ev.data)?.response as { usage?: unknown } | undefined;
+      if (r?.usage) this.#usage = convertResponsesUsage(r.usage as never);
+      if (t === 'response.failed') this.failed = true;
+      else this.complete = true;
+    } else if (t === 'error') this.failed = true;
+    return true;
+  }
+
+  usage(): Usage {
+    return this.#usage;
+  }
+}
+
+export function createUsageTap(style: StyleName, opts: { hideUsageChunk?: boolean } = {}): UsageTap {
+  switch (style) {
+    case 'chat':
+      return new ChatTap(opts.hideUsageChunk === true);
+    case 'messages':
+      return new MessagesTap();
+    case 'generative':
+      return new GenerativeTap();
+    case 'responses':
+      return new ResponsesTap();
+  }
+}
+
+/** Usage of a same-style JSON answer, without decoding the rest of it. */
+export function usageOfJson(style: StyleName, json: unknown): Usage {
+  if (typeof json !== 'object' || json === null) return { source: 'unknown' };
+  const o = json as Record<string, unknown>;
+  switch (style) {
+    case 'chat':
+      return decodeChatUsage(o.usage as never);
+    case 'messages':
+      return decodeMessagesUsage(o.usage as never);
+    case 'generative':
+      return o.usageMetadata ? convertGenerativeUsage(o.usageMetadata as never) : { source: 'unknown' };
+    case 'responses':
+      return convertResponsesUsage(o.usage as never);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * One call to an upstream through an account's dispatcher, with failures turned into catalogue errors: a timeout
+ * waiting for headers or between body chunks is 504 `upstream_timeout`; a connection that cannot be opened or
+ * breaks is 502 `upstream_unreachable`. A call aborted because the client went away rethrows the abort as is.
+ */
+import type { Dispatcher } from 'undici';
+import { svcError, type SvcError } from '../../core/errors.ts';
+import type { UpstreamAccount } from '../accounts/upstream-account.ts';
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  signal: AbortSignal;
+}
+
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** A catalogue error for an undici failure, or undefined when the failure is the caller's own abort. */
+export function upstreamFailure(err: unknown, signal: AbortSignal): SvcError | undefined {
+  if (signal.aborted) return undefined;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && TIMEOUTS.has(code)) return svcError('upstream_timeout');
+  const why = typeof code === 'string' ? code : (err as Error)?.message ?? 'unknown error';
+  return svcError('upstream_unreachable', `The upstream provider could not be reached (${why}).`);
+}
+
+export async function sendUpstream(account: UpstreamAccount, req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  try {
+    return await account.dispatcher.request({
+      origin: account.origin,
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      body: req.body,
+      signal: req.signal,
+    });
+  } catch (err) {
+    throw upstreamFailure(err, req.signal) ?? err;
+  }
+}
+
+/** Reads a whole (error or JSON) body, at most `limit` bytes. */
+export async function readBody(body: Dispatcher.ResponseData['body'], limit = 64 * 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += (c as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      throw svcError('upstream_bad_response', 'The upstream answer is larger than the gateway accepts.');
+    }
+    chunks.push(c as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
