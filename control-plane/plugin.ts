@@ -7,6 +7,20 @@ import { loginRoutes } from './identity/login-routes.ts';
 import { tokensRoutes } from './identity/tokens-routes.ts';
 import { usersRoutes } from './identity/users-routes.ts';
 import { teamsRoutes } from './teams/teams-routes.ts';
+import { installWebhookDispatcher } from './webhooks/install-dispatcher.ts';
+import { webhooksRoutes } from './webhooks/webhooks-routes.ts';
+import { webhookSearch } from './search/webhook-search.ts';
+import { listWebhooksTool } from './webhooks/webhook-tools.ts';
+import { notificationsRoutes } from './notifications/notifications-routes.ts';
+import { listNotificationsTool } from './notifications/notification-tools.ts';
+import { SearchRegistry } from './search/search-registry.ts';
+import { searchRoutes } from './search/search-routes.ts';
+import { searchTool } from './search/search-tool.ts';
+import { teamSearch } from './search/team-search.ts';
+import { tokenSearch } from './search/token-search.ts';
+import { McpToolRegistry } from './mcp/mcp-tools.ts';
+import { mcpRoutes } from './mcp/mcp-routes.ts';
+import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
 import { projectsRoutes } from './projects/projects-routes.ts';
 import { issuesRoutes } from './projects/issues-routes.ts';
@@ -14,6 +28,17 @@ import { issuesRoutes } from './projects/issues-routes.ts';
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
     installAuth(app, ctx);
+    // Search providers and MCP tools: one line each (search/search-registry.ts, mcp/mcp-tools.ts).
+    const search = new SearchRegistry();
+    const tools = new McpToolRegistry();
+    search.add(teamSearch);
+    search.add(tokenSearch);
+    search.add(webhookSearch);
+    tools.add(searchTool(search));
+    tools.add(listTeamsTool);
+    tools.add(listTokensTool);
+    tools.add(listNotificationsTool);
+    tools.add(listWebhooksTool);
     loginRoutes(app, ctx);
     usersRoutes(app, ctx);
     tokensRoutes(app, ctx);
@@ -21,6 +46,10 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     aiRoutes(app, ctx);
     projectsRoutes(app, ctx);
     issuesRoutes(app, ctx);
-    void scheduler;
+    webhooksRoutes(app, ctx);
+    notificationsRoutes(app, ctx);
+    searchRoutes(app, ctx, search);
+    mcpRoutes(app, ctx, tools);
+    await installWebhookDispatcher(app, ctx, scheduler);
   };
 }

@@ -4,10 +4,11 @@ import type { AppContext } from '../../core/context.ts';
 import { SCOPES, scopeAllows, type Scope } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { parseTtl } from '../../core/ttl.ts';
-import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.ts';
+import { LIST_QUERY, parseListParams } from '../../core/http/list.ts';
 import { principal } from '../auth-hook.ts';
 import { createToken, revokeToken, tokenView, type TokenRow } from './token-service.ts';
 import { findUserId } from './user-service.ts';
+import { listTokens } from './list-tokens.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
@@ -47,24 +48,8 @@ export function tokensRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/tokens', {
     schema: { tags: ['identity'], summary: 'List API tokens (your own; superusers may pass user)', querystring: { type: 'object', properties: { ...LIST_QUERY, user: { type: 'string' } } } },
   }, async (req) => {
-    const p = principal(req);
     const q = req.query as { limit?: string; cursor?: string; user?: string };
-    const { limit, after } = parseListParams(q, 2);
-    let userId = p.userId;
-    if (q.user !== undefined) {
-      if (!p.isSuperuser && q.user !== p.userId) throw svcError('forbidden', "Only an administrator may list another user's tokens.");
-      userId = await findUserId(ctx.db, q.user);
-    }
-    const params: unknown[] = [limit + 1];
-    const where: string[] = [];
-    if (userId) where.push(`user_id = $${params.push(userId)}`);
-    else if (!p.isSuperuser) return { items: [], next_cursor: null };
-    if (after) where.push(`(created_at, id) < ($${params.push(after[0])}::timestamptz, $${params.push(after[1])})`);
-    const r = await ctx.db.query<TokenRow>(
-      `SELECT * FROM api_tokens ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $1`,
-      params,
-    );
-    return listEnvelope(r.rows, limit, (t) => [t.created_at.toISOString(), t.id], tokenView);
+    return listTokens(ctx, principal(req), { user: q.user }, parseListParams(q, 2));
   });
 
   const load = async (id: string, userId: string | null, isSuperuser: boolean): Promise<TokenRow> => {

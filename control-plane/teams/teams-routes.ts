@@ -5,25 +5,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { PRINCIPALS_CACHE } from '../../core/auth/authenticate.ts';
-import { readableTeams, requireSuperuser, requireTeam, scopeAllows, TEAM_ROLES, type TeamRole } from '../../core/auth/principal.ts';
+import { requireSuperuser, requireTeam, scopeAllows, TEAM_ROLES, type TeamRole } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { isDnsLabel, newId } from '../../core/ids.ts';
 import { rfc3339 } from '../../core/clock.ts';
-import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.ts';
+import { LIST_QUERY, parseListParams } from '../../core/http/list.ts';
 import { principal } from '../auth-hook.ts';
 import { resolveTeamId } from '../team-of-request.ts';
 import { findUserId } from '../identity/user-service.ts';
+import { listTeams, teamView, type TeamRow } from './list-teams.ts';
 import { removeMembership, setMembership } from './memberships.ts';
 import { TEAM_LIMIT_NAMES, TEAM_LIMITS_CACHE, readTeamLimits, type TeamLimits } from '../../core/team-limits.ts';
 
-interface TeamRow {
-  id: string;
-  name: string;
-  limits: TeamLimits;
-  created_at: Date;
-}
-
-const teamView = (t: TeamRow) => ({ id: t.id, name: t.name, limits: t.limits, created_at: rfc3339(t.created_at) });
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const LIMITS_BODY = {
   type: 'object',
@@ -49,17 +42,9 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(201).send(teamView(team));
   });
 
-  app.get('/api/v1/teams', { schema: { tags: ['teams'], summary: 'List the teams you can see', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) => {
-    const p = principal(req);
-    const { limit, after } = parseListParams(req.query as Record<string, string>, 1);
-    const visible = readableTeams(p);
-    const params: unknown[] = [limit + 1];
-    const where: string[] = [];
-    if (visible) where.push(`id = ANY($${params.push(visible)})`);
-    if (after) where.push(`name > $${params.push(after[0])}`);
-    const r = await ctx.db.query<TeamRow>(`SELECT * FROM teams ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY name LIMIT $1`, params);
-    return listEnvelope(r.rows, limit, (t) => [t.name], teamView);
-  });
+  app.get('/api/v1/teams', { schema: { tags: ['teams'], summary: 'List the teams you can see', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) =>
+    listTeams(ctx, principal(req), parseListParams(req.query as Record<string, string>, 1)),
+  );
 
   app.get('/api/v1/teams/:id', { schema: { tags: ['teams'], summary: 'Show a team', params: ID } }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
