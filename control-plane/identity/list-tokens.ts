@@ -12,8 +12,10 @@ import { findUserId } from './user-service.ts';
 export async function listTokens(ctx: AppContext, p: Principal, filter: { user?: string }, page: ListParams) {
   let userId = p.userId;
   if (filter.user !== undefined) {
-    if (!p.isSuperuser && filter.user !== p.userId) throw svcError('forbidden', "Only an administrator may list another user's tokens.");
-    userId = await findUserId(ctx.db, filter.user);
+    // Named by id or user name; to others, an unknown user looks the same as someone else's (no existence leak).
+    const named = p.isSuperuser ? await findUserId(ctx.db, filter.user) : await findUserId(ctx.db, filter.user).catch(() => null);
+    if (!p.isSuperuser && named !== p.userId) throw svcError('forbidden', "Only an administrator may list another user's tokens.");
+    userId = named;
   }
   const params: unknown[] = [page.limit + 1];
   const where: string[] = [];
