@@ -155,6 +155,18 @@ describe('createScrubber', () => {
     expect(s.scrub([['Authorization', 'x'], ['Accept', 'json'], ['Cookie', 'a=b']])).toEqual([['Authorization', FILTERED], ['Accept', 'json'], ['Cookie', FILTERED]]);
   });
 
+  it('stays linear on a megabyte of hostile text', () => {
+    const hostile = [
+      `${'x'.repeat(1_000_000)}:"a"`, `${'a.'.repeat(500_000)}://`, `${'a=b'.repeat(300_000)}:`, '1 '.repeat(500_000),
+      'sk-'.repeat(300_000), '"k": '.repeat(200_000), `${'?'.repeat(1_000_000)}=`, 'Bearer '.repeat(140_000), `${'eyJ'.repeat(300_000)}.`,
+    ];
+    for (const text of hostile) {
+      const t0 = performance.now();
+      s.scrubText(text);
+      expect(performance.now() - t0, text.slice(0, 10)).toBeLessThan(1000);
+    }
+  });
+
   it('truncates hostile nesting instead of overflowing the stack', () => {
     const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     expect(JSON.stringify(s.scrub(deep))).toContain('[Truncated]');

@@ -19,6 +19,9 @@
  *      card is masked as well: the cost of a false positive is a hidden id, of a false negative a leak.
  * 3. Containers nested deeper than 100 levels are replaced by `[Truncated]` (no stack overflow on hostile input).
  *
+ * Every pattern starts only where its first token can start (a separator, a lookbehind) so that scrubbing stays
+ * linear in the size of the event, even for a megabyte of hostile text.
+ *
  * The matchers are compiled once per set of extra keys (createScrubber, cached by scrubEvent).
  */
 
@@ -41,7 +44,7 @@ export interface Scrubber {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*):([^\s@/?#]+)@/gi;
+const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*):([^\s@/?#]+)@/gi;
 const AUTH_SCHEME = /\b(Bearer|Basic|Token|Digest)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 const SECRET_SHAPES = [
   /\bsk-(?:[a-z]+-)?[A-Za-z0-9_-]{16,}/g,
@@ -60,7 +63,7 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
   // key=value (query strings, URLs, cookie strings, config text); the value may be quoted.
   const keyValue = /(^|[?&;,\s({[])([^=&;?#\s"'<>(){}[\],:]{1,64})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^&;#\s"'<>,)]*)/g;
   // "key": "value" or key: 'value' (JSON or code inside a string).
-  const quotedPair = /(["']?)([A-Za-z0-9_.-]{1,64})\1(\s*:\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
+  const quotedPair = /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z0-9_.-]{1,64})\1(\s*:\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
 
   const scrubText = (text: string): string => {
     if (text.length < 6) return text;
