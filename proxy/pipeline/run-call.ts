@@ -39,7 +39,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     const e = gatewayError(err);
     const r = styleErrorResponse(call.clientStyle, e);
     reply.hijack();
-    sink.head(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8' });
+    sink.head(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(r.body)) });
     sink.end(r.body);
     rec.finish({ status: r.status, errorCode: e.code, attempt, firstByteAt: sink.firstByteAt, ticket });
   };
@@ -77,7 +77,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
 
   function relayJson(answer: JsonAnswer, attempt: Attempt): void {
     reply.hijack();
-    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt) });
+    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt), 'content-length': String(Buffer.byteLength(answer.body)) });
     sink.end(answer.body);
     const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
     rec.finish({

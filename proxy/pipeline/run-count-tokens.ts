@@ -37,7 +37,7 @@ export async function runCountTokens(gw: Gateway, call: GatewayCall, reply: Fast
   const sink = new ClientSink(reply.raw);
   const send = (status: number, headers: Record<string, string>, body: string | Buffer, errorCode: string | null, attempt?: Attempt) => {
     reply.hijack();
-    sink.head(status, { 'content-type': JSON_TYPE, ...headers, ...(attempt ? { 'x-svc-model': attempt.step.model } : {}) });
+    sink.head(status, { 'content-type': JSON_TYPE, ...headers, ...(attempt ? { 'x-svc-model': attempt.step.model } : {}), 'content-length': String(Buffer.byteLength(body)) });
     sink.end(body);
     rec.finish({ status, errorCode, attempt, firstByteAt: sink.firstByteAt });
   };

@@ -3,6 +3,8 @@
  * caller's shape. Model ids come from the accounts' explicit lists (patterns cannot be listed) and the providers'
  * fetched model lists; an alias is listed when the key may use it.
  */
+import { svcError } from '../../core/errors.ts';
+import type { StyleName } from '../../translators/model.ts';
 import type { Gateway } from '../gateway.ts';
 import type { GatewayKey } from '../keys/key-store.ts';
 import { isPattern } from '../../core/ai/model-pattern.ts';
@@ -45,4 +47,21 @@ export function generativeModel(m: ListedModel): object {
 
 export function generativeModelList(models: ListedModel[]): object {
   return { models: models.map(generativeModel) };
+}
+
+/** One model in the caller's shape (`GET /v1/models/{id}`, `GET /v1beta/models/{id}`); 404 when the key cannot use it. */
+export async function modelReply(gw: Gateway, key: GatewayKey, id: string, style: StyleName): Promise<object> {
+  const bare = id.startsWith('models/') ? id.slice('models/'.length) : id;
+  const m = (await modelsForKey(gw, key)).find((x) => x.id === bare);
+  if (!m) throw svcError('model_not_found', `The model "${bare}" is not available to this key.`);
+  if (style === 'generative') return generativeModel(m);
+  if (style === 'messages') return { type: 'model', id: m.id, display_name: m.id, created_at: new Date(CREATED * 1000).toISOString() };
+  return { id: m.id, object: 'model', created: CREATED, owned_by: m.ownedBy };
+}
+
+/** A model list in the caller's shape. */
+export function modelListOf(style: StyleName, models: ListedModel[]): object {
+  if (style === 'generative') return generativeModelList(models);
+  if (style === 'messages') return messagesModelList(models);
+  return chatModelList(models);
 }

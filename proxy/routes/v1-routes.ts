@@ -1,8 +1,10 @@
 /**
- * The `/v1` endpoints of two styles on one prefix: chat-completions (`POST /v1/chat/completions`) and messages
- * (`POST /v1/messages`, `POST /v1/messages/count_tokens`), plus `GET /v1/models`, which answers in the messages
- * shape when the request carries `anthropic-version` (the Anthropic SDK always sends it) and in the chat shape
- * otherwise. Refusals and unknown paths answer in the caller's style.
+ * The `/v1` endpoints of three styles on one prefix: chat-completions (`POST /v1/chat/completions`), messages
+ * (`POST /v1/messages`, `POST /v1/messages/count_tokens`) and, because the Google SDK defaults to API version v1,
+ * generative-language (`POST /v1/models/{m}:generateContent` …). `GET /v1/models` (and `/v1/models/{id}`) answer
+ * in the messages shape when the request carries `anthropic-version` (the Anthropic SDK always sends it), in the
+ * generative shape when the key came as `x-goog-api-key` or `?key=`, and in the chat shape otherwise. Refusals and
+ * unknown paths answer in the caller's style, told the same way.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StyleName } from '../../translators/model.ts';
@@ -10,13 +12,17 @@ import type { Gateway } from '../gateway.ts';
 import { authenticate, buildCall, jsonBody, requireModel } from '../http/provider-request.ts';
 import { runCall } from '../pipeline/run-call.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
-import { chatModelList, messagesModelList, modelsForKey } from './list-models.ts';
+import { modelListOf, modelReply, modelsForKey } from './list-models.ts';
+import { generativeCall } from './v1beta-routes.ts';
 
 /** The style of a /v1 request that matched no route (or failed before its route was known). */
 export function v1StyleOf(req: FastifyRequest): StyleName {
   const routeStyle = (req.routeOptions?.config as { style?: StyleName } | undefined)?.style;
   if (routeStyle) return routeStyle;
-  return req.headers['anthropic-version'] !== undefined || req.headers['x-api-key'] !== undefined ? 'messages' : 'chat';
+  const h = req.headers;
+  if (h['anthropic-version'] !== undefined || h['x-api-key'] !== undefined) return 'messages';
+  if (h['x-goog-api-key'] !== undefined || (req.query as { key?: unknown } | undefined)?.key !== undefined) return 'generative';
+  return 'chat';
 }
 
 export function v1Routes(gw: Gateway) {
@@ -48,8 +54,14 @@ export function v1Routes(gw: Gateway) {
 
     app.get('/models', { config: { openapi: false } }, async (req, reply) => {
       const key = await authenticate(gw, req);
-      const models = await modelsForKey(gw, key);
-      return reply.send(v1StyleOf(req) === 'messages' ? messagesModelList(models) : chatModelList(models));
+      return reply.send(modelListOf(v1StyleOf(req), await modelsForKey(gw, key)));
     });
+
+    app.get('/models/:model', { config: { openapi: false } }, async (req, reply) => {
+      const key = await authenticate(gw, req);
+      return reply.send(await modelReply(gw, key, (req.params as { model: string }).model, v1StyleOf(req)));
+    });
+
+    app.post('/models/:target', { config: { openapi: false, style: 'generative' } }, generativeCall(gw));
   };
 }

@@ -1,7 +1,9 @@
 /**
  * What the gateway knows about each provider (DESIGN.md §2 "Provider accounts"): its wire style, its official base
  * URL (an account's base_url overrides it), how a call is authenticated, and the paths of its endpoints. Generic
- * code reads a profile; it never branches on a provider's name (STYLE.md c.1).
+ * code reads a profile; it never branches on a provider's name (STYLE.md c.1). Profiles are looked up as
+ * `provider:kind` first, then `provider`: subscription plans (the responses style of ChatGPT plans, reference §F4)
+ * add their own entries with their sign-in feature.
  */
 import type { StyleName } from '../../translators/model.ts';
 
@@ -57,17 +59,6 @@ const PROFILES: Record<string, ProviderProfile> = {
     generatePath: (model, stream) => `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
     countPath: (model) => `/v1beta/models/${encodeURIComponent(model)}:countTokens`,
     modelsPath: '/v1beta/models',
-  },
-  // ChatGPT plans speak the responses style to the Codex backend (reference §F4); sign-in is the subscription
-  // feature's business, this profile only says where and how the calls go.
-  'openai:subscription': {
-    id: 'openai:subscription',
-    style: 'responses',
-    defaultBaseUrl: 'https://chatgpt.com/backend-api/codex',
-    auth: bearer,
-    defaults: {},
-    generatePath: () => '/responses',
-    modelsPath: '/models',
   },
 };
 
