@@ -27,7 +27,7 @@ export function features(): Feature[] {
     {
       name: 'control-plane',
       roles: ['all', 'control-plane'],
-      capabilities: ['identity', 'teams', 'tokens', 'webhooks', 'notifications', 'search', 'openapi'],
+      capabilities: ['identity', 'teams', 'tokens', 'webhooks', 'notifications', 'search', 'mcp', 'openapi'],
       register: async (app, ctx, scheduler) => {
         await app.register(controlPlanePlugin(ctx, scheduler));
       },
