@@ -19,6 +19,20 @@ import { encodeMessagesResponse } from './messages/encode-messages-response.ts';
 import { MessagesStreamDecoder } from './messages/messages-stream-decoder.ts';
 import { MessagesStreamEncoder, frameMessagesStreamOut } from './messages/messages-stream-encoder.ts';
 import { decodeMessagesError, encodeMessagesError } from './messages/messages-errors.ts';
+import { decodeGenerativeRequest } from './generative/decode-generative-request.ts';
+import { encodeGenerativeRequest } from './generative/encode-generative-request.ts';
+import { decodeGenerativeResponse } from './generative/decode-generative-response.ts';
+import { encodeGenerativeResponse } from './generative/encode-generative-response.ts';
+import { GenerativeStreamDecoder } from './generative/generative-stream-decoder.ts';
+import { GenerativeStreamEncoder, frameGenerativeStreamOut } from './generative/generative-stream-encoder.ts';
+import { decodeGenerativeError, encodeGenerativeError } from './generative/generative-errors.ts';
+import { decodeResponsesRequest } from './responses/decode-responses-request.ts';
+import { encodeResponsesRequest } from './responses/encode-responses-request.ts';
+import { decodeResponsesResponse } from './responses/decode-responses-response.ts';
+import { encodeResponsesResponse } from './responses/encode-responses-response.ts';
+import { ResponsesStreamDecoder } from './responses/responses-stream-decoder.ts';
+import { ResponsesStreamEncoder, frameResponsesStreamOut } from './responses/responses-stream-encoder.ts';
+import { decodeResponsesError, encodeResponsesError } from './responses/responses-errors.ts';
 
 /** Options every stream encoder accepts (each uses what applies to its style). */
 export interface StreamEncoderOptions {
@@ -95,14 +109,48 @@ const messages: StyleTranslator<ReturnType<MessagesStreamEncoder['push']>[number
 };
 
 /**
- * Every registered style. The generative-language (`generative`) and responses (`responses`) entries are added
- * here, beside chat and messages, by their own folders' translators.
+ * Generative-language style. The model is not part of the body (it is in the path, `models/{model}:…`), and the
+ * stream flag is the endpoint (`:streamGenerateContent`): routes call decodeGenerativeRequest(body, model,
+ * {stream}) directly, or pass the path's model as a `model` field of the body here; the upstream URL is built
+ * from `conv.model`. Without `alt=sse`, stream chunks are framed with GenerativeJsonArrayWriter instead of `frame`.
  */
+const generative: StyleTranslator<ReturnType<GenerativeStreamEncoder['push']>[number]> = {
+  name: 'generative',
+  decodeRequest: (body) => decodeGenerativeRequest(body),
+  encodeRequest: encodeGenerativeRequest,
+  decodeResponse: decodeGenerativeResponse,
+  encodeResponse: encodeGenerativeResponse,
+  StreamDecoder: GenerativeStreamDecoder,
+  StreamEncoder: GenerativeStreamEncoder,
+  frame: frameGenerativeStreamOut,
+  decodeError: (status, body, headers) => decodeGenerativeError(status ?? 0, body, headers),
+  encodeError: encodeGenerativeError,
+};
+
+/**
+ * Responses style. `encodeRequest` writes the plain API form (`store:false`); the ChatGPT-plan backend, its only
+ * upstream, needs `toCodexRequest` (responses/to-codex-request.ts) applied on top, and always streams: a JSON
+ * client is then served from the collected stream (collect-stream.ts).
+ */
+const responses: StyleTranslator<ReturnType<ResponsesStreamEncoder['push']>[number]> = {
+  name: 'responses',
+  decodeRequest: decodeResponsesRequest,
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  encodeResponse: encodeResponsesResponse,
+  StreamDecoder: ResponsesStreamDecoder,
+  StreamEncoder: ResponsesStreamEncoder,
+  frame: frameResponsesStreamOut,
+  decodeError: (status, body, headers) => decodeResponsesError(status ?? 0, body, headers),
+  encodeError: encodeResponsesError,
+};
+
+/** Every registered style. */
 export const STYLES: Partial<Record<StyleName, StyleTranslator>> = {
   chat,
   messages,
-  // generative: …  (translators/generative/)
-  // responses: …   (translators/responses/)
+  generative,
+  responses,
 };
 
 export function getStyle(name: StyleName): StyleTranslator {

@@ -128,7 +128,11 @@ function decodeReasoning(g: GenerativeGenerationConfig): Reasoning | undefined {
   return Object.keys(r).length > 0 ? r : undefined;
 }
 
-export function decodeGenerativeRequest(body: unknown, model: string, options: GenerativeDecodeOptions = {}): Conversation {
+/**
+ * `model` is the path's `models/{model}`; when omitted, a `model` field of the body is used (the form of the
+ * `:countTokens` `generateContentRequest`, and how the style registry passes the path's model).
+ */
+export function decodeGenerativeRequest(body: unknown, model?: string, options: GenerativeDecodeOptions = {}): Conversation {
   const req = normalizeGenerativeKeys(body);
   if (!isObject(req)) throw translationError('The request body must be a JSON object.');
   if (!Array.isArray(req.contents)) throw translationError('contents must be an array of Content objects.', 'contents');
@@ -142,7 +146,7 @@ export function decodeGenerativeRequest(body: unknown, model: string, options: G
   }
   const g = isObject(r.generationConfig) ? r.generationConfig : {};
   const conv: Conversation = {
-    model: generativeModelId(model),
+    model: generativeModelId(model ?? (typeof r.model === 'string' ? r.model : '')),
     system,
     turns: decodeTurns(r.contents.filter(isObject), warnings),
     tools: decodeTools(Array.isArray(r.tools) ? r.tools.filter(isObject) : [], extras, warnings),
@@ -165,7 +169,7 @@ export function decodeGenerativeRequest(body: unknown, model: string, options: G
 }
 
 /** `:countTokens` body: bare `contents` or a whole `generateContentRequest`. */
-export function decodeGenerativeCountTokensRequest(body: unknown, model: string): Conversation {
+export function decodeGenerativeCountTokensRequest(body: unknown, model?: string): Conversation {
   const req = normalizeGenerativeKeys(body);
   if (isObject(req) && isObject(req.generateContentRequest)) return decodeGenerativeRequest(req.generateContentRequest, model);
   return decodeGenerativeRequest(req, model);

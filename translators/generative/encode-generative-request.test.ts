@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../model.ts';
 import { decodeGenerativeRequest } from './decode-generative-request.ts';
-import { encodeGenerativeRequest, SKIP_THOUGHT_SIGNATURE } from './encode-generative-request.ts';
+import { encodeGenerativeRequest, generativeAcceptsCallIds } from './encode-generative-request.ts';
+import { SKIP_THOUGHT_SIGNATURE } from './generative-parts.ts';
 
 function conv(over: Partial<Conversation>): Conversation {
   return { model: 'm', system: [], turns: [], tools: [], sampling: {}, stream: false, extras: {}, warnings: [], ...over };
@@ -10,6 +11,7 @@ function conv(over: Partial<Conversation>): Conversation {
 describe('encodeGenerativeRequest', () => {
   it('encodes a chat-like transcript: system, model role, merged tool turns in call order, names from calls', () => {
     const req = encodeGenerativeRequest(conv({
+      model: 'gemini-3-pro-preview',
       system: [{ type: 'text', text: 'Be brief.' }],
       turns: [
         { role: 'user', parts: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { kind: 'url', url: 'data:image/png;base64,AAA' } }] },
@@ -81,8 +83,25 @@ describe('encodeGenerativeRequest', () => {
     });
   });
 
+  it('sends call ids to Gemini 3 and later only', () => {
+    const turns: Conversation['turns'] = [
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'f', arguments: {}, argumentsText: '{}' }] },
+      { role: 'tool', parts: [{ type: 'tool_result', callId: 'call_1', content: [{ type: 'text', text: 'ok' }], isError: false }] },
+    ];
+    const old = encodeGenerativeRequest(conv({ model: 'gemini-2.5-flash', turns }));
+    expect(old.contents.flatMap((c) => c.parts ?? [])).toEqual([
+      { functionCall: { name: 'f', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE },
+      { functionResponse: { name: 'f', response: { output: 'ok' } } },
+    ]);
+    const next = encodeGenerativeRequest(conv({ model: 'gemini-3.1-pro-preview', turns }));
+    expect(next.contents.flatMap((c) => c.parts ?? [])).toMatchObject([{ functionCall: { id: 'call_1' } }, { functionResponse: { id: 'call_1' } }]);
+    expect(generativeAcceptsCallIds('models/gemini-3-flash')).toBe(true);
+    expect(generativeAcceptsCallIds('gemini-flash-latest')).toBe(false);
+  });
+
   it('turns reasoning off with a zero budget and leaves made-up ids out', () => {
     const req = encodeGenerativeRequest(conv({
+      model: 'gemini-3-pro',
       turns: [
         { role: 'assistant', parts: [{ type: 'tool_call', id: 'gcall_t0_0', name: 'f', arguments: {}, argumentsText: '{}', signature: 's', origin: 'generative' }] },
         { role: 'user', parts: [{ type: 'tool_result', callId: 'gcall_t0_0', name: 'f', content: [{ type: 'text', text: 'bad' }], isError: true }] },
@@ -92,6 +111,11 @@ describe('encodeGenerativeRequest', () => {
     expect(req.contents[0].parts).toEqual([{ functionCall: { name: 'f', args: {} }, thoughtSignature: 's' }]);
     expect(req.contents[1].parts).toEqual([{ functionResponse: { name: 'f', response: { error: 'bad' } } }]);
     expect(req.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+  });
+
+  it('does not take the signature placeholder back as a signature', () => {
+    const conv = decodeGenerativeRequest({ contents: [{ role: 'model', parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }] }] }, 'm');
+    expect(conv.turns[0].parts[0]).not.toHaveProperty('signature');
   });
 
   it('round-trips a generative request through the internal model', () => {

@@ -6,26 +6,34 @@
 // - Tool results need the function name: taken from the result, else from the call with the same id.
 // - Thinking and signatures from another family are dropped; Gemini's own are replayed. A model turn whose first
 //   call has no Gemini signature gets the documented placeholder, which Gemini 3 requires (reference §E6).
+// - Call ids: Gemini 3 returns an id with every call and wants it echoed in `functionResponse.id`, while Gemini 2.x
+//   rejects the field ("Unknown name \"id\" at …function_call", JetBrains/koog#735). Ids are sent to Gemini 3 and
+//   later models only (as NousResearch/hermes-agent#80683 does); older or unversioned model names pair results by
+//   name and order. Reports differ on whether every Gemini 3 endpoint accepts the field: this is the one switch.
 // @see https://ai.google.dev/api/generate-content#request-body
 // @see https://ai.google.dev/gemini-api/docs/thought-signatures
 
 import type { Conversation, Part, Reasoning, ReasoningEffort } from '../model.ts';
-import { attachGenerativeSignatures, encodeGenerativeCall, encodeGenerativeMedia, encodeGenerativeResult } from './generative-parts.ts';
+import { attachGenerativeSignatures, encodeGenerativeCall, encodeGenerativeMedia, encodeGenerativeResult, SKIP_THOUGHT_SIGNATURE } from './generative-parts.ts';
 import { encodeGenerativeDeclaration } from './generative-schema.ts';
 import type {
   GenerateContentRequest, GenerativeContent, GenerativeGenerationConfig, GenerativeJson, GenerativePart, GenerativeRole,
   GenerativeThinkingConfig, GenerativeTool, GenerativeToolConfig,
 } from './types.ts';
 
-/** Placeholder accepted in place of a real thought signature on replayed calls. */
-export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 /** Effort → thinking budget (CLIProxyAPI's table, capped at 24576, the largest budget every 2.5 model accepts). */
 const EFFORT_BUDGET = {
   none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 24576, max: 24576,
 } as const satisfies Record<ReasoningEffort, number>;
 
-function encodePart(part: Part, names: Map<string, string>, role: GenerativeRole): GenerativePart[] {
+/** Whether the model takes `id` on functionCall/functionResponse parts: Gemini 3 and later. */
+export function generativeAcceptsCallIds(model: string): boolean {
+  const m = /gemini-(\d+)/i.exec(model);
+  return m !== null && Number(m[1]) >= 3;
+}
+
+function encodePart(part: Part, names: Map<string, string>, role: GenerativeRole, withIds: boolean): GenerativePart[] {
   switch (part.type) {
     case 'text':
       return part.text === '' ? [] : [{ text: part.text }];
@@ -38,9 +46,9 @@ function encodePart(part: Part, names: Map<string, string>, role: GenerativeRole
     case 'document':
       return [encodeGenerativeMedia(part.source, 'application/pdf')];
     case 'tool_call':
-      return [encodeGenerativeCall(part)];
+      return [encodeGenerativeCall(part, withIds)];
     case 'tool_result':
-      return encodeGenerativeResult(part, part.name ?? names.get(part.callId) ?? part.callId);
+      return encodeGenerativeResult(part, part.name ?? names.get(part.callId) ?? part.callId, withIds);
     case 'thinking': {
       if (part.origin !== 'generative' || role !== 'model') return [];
       if (part.text === '' && part.signature === undefined) return [];
@@ -68,10 +76,11 @@ function encodeContents(conv: Conversation): GenerativeContent[] {
   const names = new Map<string, string>();
   for (const turn of conv.turns) for (const p of turn.parts) if (p.type === 'tool_call') names.set(p.id, p.name);
   const contents: GenerativeContent[] = [];
+  const withIds = generativeAcceptsCallIds(conv.model);
   let callOrder: string[] = [];
   for (const turn of conv.turns) {
     const role: GenerativeRole = turn.role === 'assistant' ? 'model' : 'user';
-    const parts = turn.parts.flatMap((p) => (turn.role === 'system' && p.type === 'text' ? [{ text: p.text }] : encodePart(p, names, role)));
+    const parts = turn.parts.flatMap((p) => (turn.role === 'system' && p.type === 'text' ? [{ text: p.text }] : encodePart(p, names, role, withIds)));
     if (parts.length === 0) continue;
     const last = contents.at(-1);
     if (last !== undefined && last.role === role) last.parts = [...(last.parts ?? []), ...parts];
@@ -112,6 +121,7 @@ function encodeGenerationConfig(conv: Conversation): GenerativeGenerationConfig 
   if (s.presencePenalty !== undefined) g.presencePenalty = s.presencePenalty;
   if (s.frequencyPenalty !== undefined) g.frequencyPenalty = s.frequencyPenalty;
   if (conv.candidates !== undefined && conv.candidates !== 1) g.candidateCount = conv.candidates;
+  if (conv.parallelToolCalls === false) conv.warnings.push('The generative-language style cannot forbid parallel tool calls; parallelToolCalls:false was dropped.');
   const f = conv.responseFormat;
   if (f?.type === 'json') g.responseMimeType = 'application/json';
   if (f?.type === 'json_schema') {
@@ -131,7 +141,6 @@ function encodeToolConfig(conv: Conversation): GenerativeToolConfig | undefined 
   return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [c.name] } };
 }
 
-// `parallelToolCalls:false` has no generative-language equivalent; it is left out.
 export function encodeGenerativeRequest(conv: Conversation): GenerateContentRequest {
   const req: GenerateContentRequest = { contents: encodeContents(conv) };
   const system = conv.system.filter((p) => p.text !== '');

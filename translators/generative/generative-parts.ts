@@ -20,6 +20,9 @@ import type { GenerativeFunctionCall, GenerativeFunctionResponse, GenerativeObje
 
 const ORIGIN: StyleName = 'generative';
 
+/** Placeholder accepted in place of a real thought signature on replayed calls (Gemini 3 requires one). */
+export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
 /** Where Gemini's own files live; other URIs are plain URLs. */
 const GOOGLE_FILE = /^(gs:\/\/|files\/|https:\/\/generativelanguage\.googleapis\.com\/)/;
 
@@ -61,7 +64,8 @@ export function decodeGenerativeParts(parts: GenerativePart[] | undefined, ctx: 
   const out: Part[] = [];
   let calls = 0;
   for (const p of parts ?? []) {
-    const sig = typeof p.thoughtSignature === 'string' && p.thoughtSignature !== '' ? p.thoughtSignature : undefined;
+    const raw = p.thoughtSignature;
+    const sig = typeof raw === 'string' && raw !== '' && raw !== SKIP_THOUGHT_SIGNATURE ? raw : undefined;
     if (p.functionCall !== undefined) {
       const args = p.functionCall.args ?? {};
       const call: ToolCallPart = {
@@ -118,16 +122,17 @@ export function encodeGenerativeMedia(source: MediaSource, fallbackType: string)
   }
 }
 
-export function encodeGenerativeCall(part: ToolCallPart): GenerativePart {
+/** `withId`: send the call id (see generativeAcceptsCallIds); made-up ids are never sent. */
+export function encodeGenerativeCall(part: ToolCallPart, withId = true): GenerativePart {
   const call: GenerativeFunctionCall = { name: part.name, args: part.arguments as GenerativeObject };
-  if (!isMadeUpGenerativeCallId(part.id)) call.id = part.id;
+  if (withId && !isMadeUpGenerativeCallId(part.id)) call.id = part.id;
   const out: GenerativePart = { functionCall: call };
   if (part.signature !== undefined && part.origin === ORIGIN) out.thoughtSignature = part.signature;
   return out;
 }
 
 /** A tool result as a `functionResponse`, plus its images/documents as parts of their own (sent after it). */
-export function encodeGenerativeResult(part: ToolResultPart, name: string): GenerativePart[] {
+export function encodeGenerativeResult(part: ToolResultPart, name: string, withId = true): GenerativePart[] {
   const text = part.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
   let response: GenerativeObject;
   let parsed: unknown;
@@ -139,7 +144,7 @@ export function encodeGenerativeResult(part: ToolResultPart, name: string): Gene
   if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) response = parsed as GenerativeObject;
   else response = part.isError ? { error: text } : { output: text };
   const fr: GenerativeFunctionResponse = { name, response };
-  if (!isMadeUpGenerativeCallId(part.callId)) fr.id = part.callId;
+  if (withId && !isMadeUpGenerativeCallId(part.callId)) fr.id = part.callId;
   const media = part.content.filter((c): c is ImagePart | Extract<ToolResultContent, { type: 'document' }> => c.type !== 'text');
   return [{ functionResponse: fr }, ...media.map((m) => encodeGenerativeMedia(m.source, m.type === 'image' ? 'image/jpeg' : 'application/pdf'))];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseFixture } from '../../test/fixtures/read-sse-fixture.ts';
+import { readSseFixture } from '../../test/helpers/sse-fixtures.ts';
 import type { StreamEvent } from '../model.ts';
 import { GenerativeStreamDecoder } from './generative-stream-decoder.ts';
 
@@ -10,7 +10,7 @@ function decode(name: string): StreamEvent[] {
 
 describe('GenerativeStreamDecoder', () => {
   it('decodes a text stream with the finish chunk carrying usage', () => {
-    expect(decode('text.chunks.txt')).toEqual([
+    expect(decode('text.sse.txt')).toEqual([
       { type: 'start', id: 'gX6LaKmWFpa1nvgPi8-3mAU', model: 'gemini-2.5-flash' },
       { type: 'part_start', index: 0, part: { kind: 'text' } },
       { type: 'text_delta', index: 0, text: 'The sky' },
@@ -22,7 +22,7 @@ describe('GenerativeStreamDecoder', () => {
   });
 
   it('decodes text and parallel calls from one chunk, with distinct ids and the call signature (CRLF framing)', () => {
-    const events = decode('parallel-tool-calls.chunks.txt');
+    const events = decode('parallel-tool-calls.sse.txt');
     expect(events.slice(1, 12)).toEqual([
       { type: 'part_start', index: 0, part: { kind: 'text' } },
       { type: 'text_delta', index: 0, text: 'Checking both cities.' },
@@ -40,7 +40,7 @@ describe('GenerativeStreamDecoder', () => {
   });
 
   it('decodes thoughts and keeps the trailing signature as a signed empty thinking part', () => {
-    const events = decode('thinking.chunks.txt');
+    const events = decode('thinking.sse.txt');
     expect(events.slice(1)).toEqual([
       { type: 'part_start', index: 0, part: { kind: 'thinking' } },
       { type: 'thinking_delta', index: 0, text: '**Working out the sum**\n\nI add the two numbers.' },
@@ -57,15 +57,15 @@ describe('GenerativeStreamDecoder', () => {
   });
 
   it('maps MAX_TOKENS and SAFETY finishes', () => {
-    expect(decode('max-tokens.chunks.txt').at(-1)).toEqual({ type: 'stop', reason: 'max_tokens' });
-    expect(decode('safety.chunks.txt').slice(-2)).toEqual([
+    expect(decode('max-tokens.sse.txt').at(-1)).toEqual({ type: 'stop', reason: 'max_tokens' });
+    expect(decode('safety.sse.txt').slice(-2)).toEqual([
       { type: 'usage', usage: { inputTokens: 14, outputTokens: 0, cacheReadTokens: 0, reasoningTokens: 0, source: 'reported' } },
       { type: 'stop', reason: 'content_filter' },
     ]);
   });
 
   it('ends with an error on an error frame, carrying the usage seen so far', () => {
-    const events = decode('error.chunks.txt');
+    const events = decode('error.sse.txt');
     expect(events.slice(-2)).toEqual([
       { type: 'usage', usage: { inputTokens: 7, outputTokens: 0, cacheReadTokens: 0, reasoningTokens: 0, source: 'reported' } },
       { type: 'error', error: { status: 503, type: 'overloaded', message: 'The model is overloaded. Please try again later.', code: 'UNAVAILABLE' } },
@@ -74,7 +74,7 @@ describe('GenerativeStreamDecoder', () => {
   });
 
   it('ends a stream cut short with an error, never a clean stop', () => {
-    const events = decode('cut-short.chunks.txt');
+    const events = decode('cut-short.sse.txt');
     expect(events.filter((e) => e.type === 'text_delta').map((e) => (e.type === 'text_delta' ? e.text : ''))).toEqual(['Step one: open the', ' file and']);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { type: 'server', status: 502 } });
     expect(events.some((e) => e.type === 'stop')).toBe(false);

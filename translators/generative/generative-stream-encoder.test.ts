@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseFixture } from '../../test/fixtures/read-sse-fixture.ts';
+import { readSseFixture } from '../../test/helpers/sse-fixtures.ts';
 import type { StreamEvent } from '../model.ts';
 import { GenerativeJsonArrayWriter } from './generative-json-array.ts';
 import { GenerativeStreamDecoder } from './generative-stream-decoder.ts';
@@ -60,7 +60,7 @@ describe('GenerativeStreamEncoder', () => {
 
   it('re-encodes a recorded Gemini stream to the same text, calls, signatures and finish', () => {
     const d = new GenerativeStreamDecoder();
-    const events = [...readSseFixture('generative', 'parallel-tool-calls.chunks.txt').flatMap((m) => d.push(m)), ...d.end()];
+    const events = [...readSseFixture('generative', 'parallel-tool-calls.sse.txt').flatMap((m) => d.push(m)), ...d.end()];
     const parts = encode(events).flatMap((ch) => ('candidates' in ch ? ch.candidates?.[0].content?.parts ?? [] : []));
     expect(parts).toEqual([
       { text: 'Checking both cities.' },

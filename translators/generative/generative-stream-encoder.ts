@@ -19,6 +19,16 @@ import type { GenerateContentResponse, GenerativeErrorBody, GenerativePart } fro
 
 export type GenerativeStreamChunk = GenerateContentResponse | GenerativeErrorBody;
 
+export interface GenerativeStreamEncoderOptions {
+  /** The model name to show (`modelVersion`) instead of the upstream's. */
+  model?: string;
+}
+
+/** One chunk as an SSE frame (`alt=sse`: `data:` lines only, no event names, no `[DONE]`). */
+export function frameGenerativeStreamOut(chunk: GenerativeStreamChunk): { event?: string; data: string } {
+  return { data: JSON.stringify(chunk) };
+}
+
 interface OpenPart {
   kind: 'text' | 'thinking' | 'refusal' | 'tool_call' | 'redacted_thinking';
   id?: string;
@@ -34,13 +44,18 @@ export class GenerativeStreamEncoder {
   #parts = new Map<number, OpenPart>();
   #usage: Usage = { source: 'unknown' };
   #done = false;
+  #modelOverride: string | undefined;
+
+  constructor(options: GenerativeStreamEncoderOptions = {}) {
+    this.#modelOverride = options.model;
+  }
 
   push(ev: StreamEvent): GenerativeStreamChunk[] {
     if (this.#done) return [];
     switch (ev.type) {
       case 'start':
         this.#id = ev.id;
-        this.#model = ev.model;
+        this.#model = this.#modelOverride ?? ev.model;
         return [];
       case 'part_start': {
         const p = ev.part;

@@ -113,6 +113,8 @@ export function encodeResponsesRequest(conv: Conversation): ResponsesRequest {
   if (conv.toolChoice !== undefined && tools.length > 0) req.tool_choice = encodeToolChoice(conv.toolChoice);
   if (conv.parallelToolCalls !== undefined) req.parallel_tool_calls = conv.parallelToolCalls;
   const s = conv.sampling;
+  const dropped = (['stop', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((k) => s[k] !== undefined);
+  if (dropped.length > 0) conv.warnings.push(`The responses style has no ${dropped.join(', ')}; dropped.`);
   if (s.maxTokens !== undefined) req.max_output_tokens = s.maxTokens;
   if (s.temperature !== undefined) req.temperature = s.temperature;
   if (s.topP !== undefined) req.top_p = s.topP;

@@ -65,11 +65,10 @@ export function decodeResponsesError(status: number, body: unknown, headers?: He
   const kind = str(e.type) !== 'error' ? str(e.type) : undefined;
   const fallback = typeof body === 'string' && body.trim() !== '' ? body.trim().slice(0, 500) : `The upstream answered with status ${status || 'unknown'}.`;
   const message = str(e.message) ?? str(root.detail) ?? fallback;
-  // The code is the most precise; then the status; then the broad type string.
-  const type = (code !== undefined ? FROM_CODE[code] : undefined)
-    ?? (status >= 400 ? errorTypeForStatus(status) : undefined)
-    ?? (kind !== undefined ? FROM_CODE[kind] : undefined)
-    ?? 'server';
+  // The HTTP status decides (as in the chat style); a stream error has none and is read from its code or type.
+  const type = status >= 400
+    ? errorTypeForStatus(status)
+    : (code !== undefined ? FROM_CODE[code] : undefined) ?? (kind !== undefined ? FROM_CODE[kind] : undefined) ?? 'server';
   const out: UpstreamError = { status: status >= 400 ? status : STATUS_FOR_ERROR_TYPE[type], type, message };
   const upstreamCode = code ?? kind;
   if (upstreamCode !== undefined) out.code = upstreamCode;
@@ -80,10 +79,15 @@ export function decodeResponsesError(status: number, body: unknown, headers?: He
   return out;
 }
 
-/** The error object as it appears in a responses-style body. */
+/**
+ * The error object as it appears in a responses-style body. The upstream's code is kept when this style knows it
+ * as a code of the same type (e.g. `context_length_exceeded`); a foreign one (`RESOURCE_EXHAUSTED`) would leave a
+ * stream error unreadable, so the type's own code is sent instead.
+ */
 export function responsesErrorBody(err: UpstreamError): Required<Pick<ResponsesErrorBody, 'error'>> {
   const t = TO_RESPONSES[err.type];
-  return { error: { message: err.message, type: t.type, param: null, code: err.code ?? t.code } };
+  const code = err.code !== undefined && FROM_CODE[err.code] === err.type ? err.code : t.code;
+  return { error: { message: err.message, type: t.type, param: null, code } };
 }
 
 /** The HTTP answer for a responses client: status (529 shown as 503), body and `Retry-After`. */

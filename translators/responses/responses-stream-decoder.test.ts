@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseFixture } from '../../test/fixtures/read-sse-fixture.ts';
+import { readSseFixture } from '../../test/helpers/sse-fixtures.ts';
 import type { StreamEvent } from '../model.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 
@@ -10,7 +10,7 @@ function decode(name: string): StreamEvent[] {
 
 describe('ResponsesStreamDecoder', () => {
   it('decodes a text turn and its usage', () => {
-    expect(decode('text.chunks.txt')).toEqual([
+    expect(decode('text.sse.txt')).toEqual([
       { type: 'start', id: 'resp_0a1', model: 'gpt-5-codex' },
       { type: 'part_start', index: 0, part: { kind: 'text' } },
       { type: 'text_delta', index: 0, text: 'The sky' },
@@ -23,7 +23,7 @@ describe('ResponsesStreamDecoder', () => {
   });
 
   it('decodes a reasoning summary signed with the final encrypted content', () => {
-    const events = decode('reasoning.chunks.txt');
+    const events = decode('reasoning.sse.txt');
     expect(events.slice(1, 6)).toEqual([
       { type: 'part_start', index: 0, part: { kind: 'thinking' } },
       { type: 'thinking_delta', index: 0, text: '**Adding numbers**\n\n' },
@@ -38,7 +38,7 @@ describe('ResponsesStreamDecoder', () => {
   });
 
   it('decodes parallel calls by item, with their call ids, even when the terminal output is empty', () => {
-    const events = decode('parallel-tool-calls.chunks.txt');
+    const events = decode('parallel-tool-calls.sse.txt');
     const calls = events.filter((e) => e.type === 'part_start' && e.part.kind === 'tool_call');
     expect(calls).toEqual([
       { type: 'part_start', index: 1, part: { kind: 'tool_call', id: 'call_Oslo1', name: 'get_weather' } },
@@ -51,11 +51,11 @@ describe('ResponsesStreamDecoder', () => {
   });
 
   it('maps an incomplete response to max_tokens', () => {
-    expect(decode('incomplete.chunks.txt').at(-1)).toEqual({ type: 'stop', reason: 'max_tokens' });
+    expect(decode('incomplete.sse.txt').at(-1)).toEqual({ type: 'stop', reason: 'max_tokens' });
   });
 
   it('ends with one error on an error event followed by response.failed', () => {
-    const events = decode('error.chunks.txt');
+    const events = decode('error.sse.txt');
     expect(events.filter((e) => e.type === 'error')).toEqual([
       { type: 'error', error: { status: 500, type: 'server', message: 'The server had an error processing your request.', code: 'server_error' } },
     ]);
@@ -63,7 +63,7 @@ describe('ResponsesStreamDecoder', () => {
   });
 
   it('ends a stream cut short with an error, never a clean stop', () => {
-    const events = decode('cut-short.chunks.txt');
+    const events = decode('cut-short.sse.txt');
     expect(events.some((e) => e.type === 'stop')).toBe(false);
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { type: 'server' } });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseFixture } from '../../test/fixtures/read-sse-fixture.ts';
+import { readSseFixture } from '../../test/helpers/sse-fixtures.ts';
 import type { StreamEvent } from '../model.ts';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.ts';
 import { type ResponsesOutEvent, ResponsesStreamEncoder } from './responses-stream-encoder.ts';
@@ -74,7 +74,7 @@ describe('ResponsesStreamEncoder', () => {
 
   it('round-trips through its own decoder, keeping encrypted reasoning as the signature', () => {
     const d = new ResponsesStreamDecoder();
-    const recorded = [...readSseFixture('responses', 'reasoning.chunks.txt').flatMap((m) => d.push(m)), ...d.end()];
+    const recorded = [...readSseFixture('responses', 'reasoning.sse.txt').flatMap((m) => d.push(m)), ...d.end()];
     const again = new ResponsesStreamDecoder();
     const replayed = encode(recorded).flatMap((e) => again.push({ event: e.type, data: JSON.stringify(e) }));
     const strip = (evs: StreamEvent[]) => evs.filter((e) => e.type !== 'start');

@@ -19,6 +19,18 @@ export type ResponsesOutEvent = ResponsesStreamEvent & { sequence_number: number
 
 type Emit = ResponsesStreamEvent extends infer E ? (E extends ResponsesStreamEvent ? Omit<E, 'sequence_number'> : never) : never;
 
+export interface ResponsesStreamEncoderOptions {
+  /** The model name to show instead of the upstream's. */
+  model?: string;
+  /** Unix seconds for `created_at` (default: now). */
+  created?: number;
+}
+
+/** One event as an SSE frame: `event: <type>` + `data: <json>`. */
+export function frameResponsesStreamOut(ev: ResponsesOutEvent): { event?: string; data: string } {
+  return { event: ev.type, data: JSON.stringify(ev) };
+}
+
 interface PartState {
   kind: 'text' | 'refusal' | 'tool_call' | 'thinking';
   itemId: string;
@@ -41,6 +53,11 @@ export class ResponsesStreamEncoder {
   #output: { index: number; item: ResponsesOutputItem }[] = [];
   #nextOutput = 0;
   #usage: Usage = { source: 'unknown' };
+  #options: ResponsesStreamEncoderOptions;
+
+  constructor(options: ResponsesStreamEncoderOptions = {}) {
+    this.#options = options;
+  }
 
   push(ev: StreamEvent): ResponsesOutEvent[] {
     if (this.#done) return [];
@@ -103,8 +120,8 @@ export class ResponsesStreamEncoder {
   #start(s: { id: string; model: string }, emit: (e: Emit) => void): void {
     this.#started = true;
     this.#id = responsesId(s.id !== '' ? s.id : `gw${Date.now().toString(36)}`);
-    this.#model = s.model;
-    this.#created = Math.floor(Date.now() / 1000);
+    this.#model = this.#options.model ?? s.model;
+    this.#created = this.#options.created ?? Math.floor(Date.now() / 1000);
     emit({ type: 'response.created', response: this.#response('in_progress') });
     emit({ type: 'response.in_progress', response: this.#response('in_progress') });
   }
