@@ -32,6 +32,7 @@ export function commandHelp(path: string[], c: Command): string {
     ...path,
     ...(c.args ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)),
     ...Object.entries(c.options ?? {}).map(([n, o]) => (o.required ? optionUsage(n, o) : `[${optionUsage(n, o)}]`)),
+    '[--json]',
   ].join(' ');
   const rows: [string, string][] = [
     ...(c.args ?? []).map((a): [string, string] => [`<${a.name}>`, a.description]),

@@ -84,7 +84,7 @@ export const login = defineCommand({
     const result = { url, user, token_id: issued.id, scope: issued.scope, expires_at: issued.expires_at, config: current.configPath };
     ctx.out.result(result, () => {
       ctx.out.line(`Logged in to ${url} as ${user}.`);
-      ctx.out.fields([['token', issued.id], ['scope', issued.scope], ['expires', issued.expires_at ?? 'never'], ['stored in', current.configPath]]);
+      ctx.out.fields([['token id', issued.id], ['scope', issued.scope], ['expires', issued.expires_at ?? 'never'], ['stored in', current.configPath]]);
     });
     if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set in the environment; it takes precedence over the stored token.');
     if (ctx.env.SVC_URL && normalizeUrl(ctx.env.SVC_URL) !== url) ctx.out.warn(`SVC_URL (${ctx.env.SVC_URL}) is set in the environment; it takes precedence over the stored URL.`);
