@@ -37,7 +37,7 @@ export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<s
         proc,
         url: m[1],
         output: () => out,
-        stop: (signal = 'SIGTERM') => {
+        stop: (signal: NodeJS.Signals = 'SIGTERM') => {
           if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
           return exited;
         },
