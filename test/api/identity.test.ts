@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import { bootstrapAdmin } from '../../control-plane/identity/bootstrap-admin.ts';
+import { createPgDb } from '../../core/db/pg-db.ts';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/test-server.ts';
 import { bearer, createTeam, createUser, expectError, PASSWORD, setRole, tokenFor } from './identity-fixtures.ts';
 
@@ -219,7 +220,11 @@ describe('first start', () => {
   afterAll(async () => fresh?.close());
 
   it('creates exactly one administrator, even when bootstrapped twice at once', async () => {
-    const results = await Promise.all([bootstrapAdmin(fresh.ctx), bootstrapAdmin(fresh.ctx), bootstrapAdmin(fresh.ctx)]);
+    // With a real Postgres, a second pool on the same database stands in for a second node starting at once.
+    const other = fresh.databaseUrl ? createPgDb(fresh.databaseUrl, 3) : undefined;
+    const secondNode = other ? { ...fresh.ctx, db: other } : fresh.ctx;
+    const results = await Promise.all([bootstrapAdmin(fresh.ctx), bootstrapAdmin(secondNode), bootstrapAdmin(fresh.ctx), bootstrapAdmin(secondNode)]);
+    await other?.close();
     const made = results.filter((r) => r !== null);
     expect(made).toHaveLength(1);
     const users = await fresh.db.query<{ username: string; is_superuser: boolean }>('SELECT username, is_superuser FROM users');
