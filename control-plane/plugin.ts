@@ -22,6 +22,7 @@ import { McpToolRegistry } from './mcp/mcp-tools.ts';
 import { mcpRoutes } from './mcp/mcp-routes.ts';
 import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
+import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { projectsRoutes } from './projects/projects-routes.ts';
 import { issuesRoutes } from './projects/issues-routes.ts';
 
@@ -34,6 +35,9 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     search.add(teamSearch);
     search.add(tokenSearch);
     search.add(webhookSearch);
+    search.add(keySearch);
+    search.add(accountSearch);
+    search.add(aliasSearch);
     tools.add(searchTool(search));
     tools.add(listTeamsTool);
     tools.add(listTokensTool);
