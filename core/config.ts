@@ -2,7 +2,9 @@
  * Configuration from the environment, parsed and validated once at start. A bad variable stops the process with a
  * message that names it. Everything else reads the typed Config, never process.env.
  */
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { parseProfileOverrides, type ProfileOverrides } from './ai/provider-profiles.ts';
 
 export type Role = 'all' | 'proxy' | 'control-plane';
 
@@ -22,6 +24,10 @@ export interface Config {
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   providerProfilesFile: string | undefined;
+  /** Overrides of the subscription provider profiles, read from SVC_PROVIDER_PROFILES (core/ai/provider-profiles.ts). */
+  providerProfiles: ProfileOverrides;
+  /** Team that receives every `account.state_changed` event besides the teams that used the account (docs/accounts.md). */
+  accountEventsTeam: string | undefined;
   /** Error ingest writer: most events (and payload bytes) waiting before 503, events per batch, flush delay. */
   ingestQueueEvents: number;
   ingestQueueBytes: number;
@@ -53,6 +59,21 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function profileOverrides(file: string | undefined): ProfileOverrides {
+  if (file === undefined) return {};
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError('SVC_PROVIDER_PROFILES', `names a file that cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${file}`);
+  }
+  try {
+    return parseProfileOverrides(text);
+  } catch (e) {
+    throw new ConfigError('SVC_PROVIDER_PROFILES', `(${file}) ${(e as Error).message}`);
+  }
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -100,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
+    providerProfiles: profileOverrides(env.SVC_PROVIDER_PROFILES || undefined),
+    accountEventsTeam: env.SVC_ACCOUNT_EVENTS_TEAM || undefined,
     ingestQueueEvents: int(env, 'SVC_INGEST_QUEUE_EVENTS', 20_000, 1, 10_000_000),
     ingestQueueBytes: int(env, 'SVC_INGEST_QUEUE_BYTES', 32 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ingestBatchSize: int(env, 'SVC_INGEST_BATCH_SIZE', 500, 1, 10_000),

@@ -72,6 +72,19 @@ export const ERRORS = {
   team_ai_keys: def(422, 'The team already has as many gateway keys as its limit allows.'),
   counters_unavailable: def(503, 'The limit counters are unavailable; the request is refused rather than let through unmetered.'),
 
+  // --- subscription accounts (sign-in, tokens, quota) ---
+  oauth_state_unknown: def(400, 'The sign-in state is unknown or was already used; start the sign-in again.'),
+  oauth_state_expired: def(400, 'The sign-in took longer than 15 minutes and expired; start it again.'),
+  oauth_state_mismatch: def(400, 'The pasted code or callback URL belongs to another sign-in (its state does not match); paste the one of this sign-in.'),
+  oauth_callback_invalid: def(400, 'Paste the authorization code or the whole callback URL that the provider showed after signing in.'),
+  oauth_access_denied: def(400, 'The sign-in was refused or cancelled at the provider.'),
+  oauth_code_rejected: def(400, 'The provider refused the code: it expired, was already used or was mistyped; start the sign-in again.'),
+  oauth_provider_unavailable: def(502, "The provider's sign-in service could not be reached or answered unexpectedly; try again shortly."),
+  oauth_flow_unsupported: def(400, 'This provider has no device sign-in; use the code flow.'),
+  oauth_not_configured: def(400, "This provider's profile is missing a value the sign-in needs (see docs/accounts.md)."),
+  account_needs_sign_in: def(503, "The provider account's sign-in expired or was revoked; an administrator must sign it in again."),
+  account_token_unavailable: def(503, "The provider account's access token expired and could not be refreshed (the provider is unreachable); retry shortly."),
+
   // --- error ingest ---
   missing_client_key: def(401, 'No client key: send it in X-Sentry-Auth, Authorization, the sentry_key query parameter or the envelope dsn.'),
   unknown_client_key: def(403, 'The client key is not valid for this project.'),
