@@ -100,6 +100,13 @@ export const ERRORS = {
   project_events_per_minute: def(429, "The project's events-per-minute limit is reached."),
   team_errors_events: def(429, "The team's monthly error-event limit is reached."),
   ingest_queue_full: def(503, 'The ingest queue is full; retry shortly.'),
+
+  // --- error tracking management (projects, issues, releases) ---
+  invalid_issue_state: def(400, 'The state must be one of unresolved, resolved, resolved_in_next_release or ignored.'),
+  invalid_ignore_count: def(400, 'The ignore_until_count must be a whole number from 1 to 1000000000, given with the state ignored.'),
+  assignee_not_allowed: def(422, 'An issue can be assigned only to yourself ("me") or to nobody (null).'),
+  assignee_needs_user: def(422, 'Assigning to "me" needs the credentials of a user; this token belongs to no user.'),
+  invalid_release_version: def(400, 'A release version is 1 to 250 characters with no control characters and no leading or trailing spaces.'),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERRORS;
