@@ -1,7 +1,8 @@
 /**
  * Errors of the chat-completions style: body `{"error":{"message","type","param","code"}}` (reference §A, §D6).
  * Decoding trusts the HTTP status first, then the type/code strings; encoding follows the table in §D6
- * (529 is shown as 503: chat clients do not know 529).
+ * (529 is shown as 503: chat clients do not know 529). An in-stream error has no status, so its code alone tells
+ * an overloaded upstream (`server_is_overloaded`) from a failing one (`server_error` type, no code).
  */
 import type { UpstreamError, UpstreamErrorType } from '../model.ts';
 import { isPlainObject } from '../tool-arguments.ts';
@@ -16,6 +17,7 @@ const FROM_CODE: Record<string, UpstreamErrorType> = {
   permission_error: 'permission',
   model_not_found: 'not_found',
   not_found_error: 'not_found',
+  context_length_exceeded: 'invalid_request',
   rate_limit_exceeded: 'rate_limit',
   insufficient_quota: 'rate_limit',
   requests: 'rate_limit',
@@ -33,7 +35,7 @@ const TO_CHAT = {
   permission: { type: 'permission_error', code: null },
   not_found: { type: 'invalid_request_error', code: 'model_not_found' },
   rate_limit: { type: 'requests', code: 'rate_limit_exceeded' },
-  overloaded: { type: 'server_error', code: null },
+  overloaded: { type: 'server_error', code: 'server_is_overloaded' },
   server: { type: 'server_error', code: null },
   timeout: { type: 'server_error', code: 'timeout' },
 } as const satisfies Record<UpstreamErrorType, { type: string; code: string | null }>;
@@ -56,10 +58,15 @@ export function decodeChatError(status: number | undefined, body: unknown, heade
   return out;
 }
 
-/** The error object as it appears in a chat body or stream. */
+/**
+ * The error object as it appears in a chat body or stream. The upstream's code is kept only when this style reads
+ * it back as the same type (`insufficient_quota`, `context_length_exceeded`); a foreign one (Gemini's
+ * `UNAVAILABLE`) would make a chat client misread an in-stream error, so the type's own code is sent instead.
+ */
 export function chatErrorBody(err: UpstreamError): ChatErrorBody {
   const t = TO_CHAT[err.type];
-  return { error: { message: err.message, type: t.type, param: null, code: err.code ?? t.code } };
+  const code = err.code !== undefined && FROM_CODE[err.code] === err.type ? err.code : t.code;
+  return { error: { message: err.message, type: t.type, param: null, code } };
 }
 
 export function encodeChatError(err: UpstreamError): { status: number; body: ChatErrorBody; headers: Record<string, string> } {
