@@ -47,6 +47,11 @@ export class Scheduler {
     } catch (err) {
       this.#ctx.log.warn({ err }, 'scheduler could not try the leader lock');
     }
+    if (this.#release && this.#stopped) {
+      // stop() ran while the lock was being taken: give it back rather than lead a stopped node.
+      await this.#release().catch(() => {});
+      this.#release = null;
+    }
     if (!this.#release) {
       if (!this.#stopped) this.#timers.push(setTimeout(() => void this.#campaign(), this.#retryMs).unref());
       return;
