@@ -9,7 +9,18 @@ import { totalInputTokens } from '../../translators/usage.ts';
 
 type Item = (string | number | boolean | object | undefined)[];
 
-function partItems(p: Part, side: 'user' | 'assistant', keepThinkingOf: StyleName | undefined): Item[] {
+type IdOf = (id: string) => string;
+
+/** Ids by order of first appearance: what must survive a hop that pairs results with calls by name and order. */
+function pairingIds(): IdOf {
+  const seen = new Map<string, string>();
+  return (id) => {
+    if (!seen.has(id)) seen.set(id, `#${seen.size}`);
+    return seen.get(id) ?? id;
+  };
+}
+
+function partItems(p: Part, side: 'user' | 'assistant', keepThinkingOf: StyleName | undefined, id: IdOf): Item[] {
   switch (p.type) {
     case 'text':
     case 'refusal':
@@ -23,9 +34,9 @@ function partItems(p: Part, side: 'user' | 'assistant', keepThinkingOf: StyleNam
       return [[side, 'image', s.kind === 'base64' ? `${s.mediaType}:${s.data}` : s.kind]];
     }
     case 'tool_call':
-      return [[side, 'call', p.id, p.name, p.arguments]];
+      return [[side, 'call', id(p.id), p.name, p.arguments]];
     case 'tool_result':
-      return [[side, 'result', p.callId, p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n\n'), p.isError]];
+      return [[side, 'result', id(p.callId), p.content.map((c) => (c.type === 'text' ? c.text : c.type)).join('\n\n'), p.isError]];
     case 'thinking':
       return keepThinkingOf !== undefined && p.origin === keepThinkingOf ? [[side, 'thinking', p.text, p.signature]] : [];
     case 'redacted_thinking':
@@ -35,12 +46,16 @@ function partItems(p: Part, side: 'user' | 'assistant', keepThinkingOf: StyleNam
   }
 }
 
-/** `keepThinkingOf`: the family whose signed thinking must survive (only when every hop is that family). */
-export function requestMeaning(conv: Conversation, keepThinkingOf?: StyleName) {
+/**
+ * `keepThinkingOf`: the family whose signed thinking must survive (only when every hop is that family).
+ * `pairedIds`: compare which result answers which call, not the ids themselves (a hop that cannot carry ids).
+ */
+export function requestMeaning(conv: Conversation, keepThinkingOf?: StyleName, pairedIds = false) {
+  const id: IdOf = pairedIds ? pairingIds() : (x) => x;
   return {
     model: conv.model,
     system: conv.system.map((p) => p.text).join('\n\n'),
-    items: conv.turns.flatMap((t) => t.parts.flatMap((p) => partItems(p, t.role === 'assistant' ? 'assistant' : 'user', keepThinkingOf))),
+    items: conv.turns.flatMap((t) => t.parts.flatMap((p) => partItems(p, t.role === 'assistant' ? 'assistant' : 'user', keepThinkingOf, id))),
     tools: conv.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
     toolChoice: conv.toolChoice,
     maxTokens: conv.sampling.maxTokens,
