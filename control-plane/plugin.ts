@@ -23,8 +23,7 @@ import { mcpRoutes } from './mcp/mcp-routes.ts';
 import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
-import { projectsRoutes } from './projects/projects-routes.ts';
-import { issuesRoutes } from './projects/issues-routes.ts';
+import { installErrorTracking } from './projects/install-error-tracking.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -48,8 +47,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     tokensRoutes(app, ctx);
     teamsRoutes(app, ctx);
     aiRoutes(app, ctx);
-    projectsRoutes(app, ctx);
-    issuesRoutes(app, ctx);
+    installErrorTracking(app, ctx, { scheduler, search, tools });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);
     searchRoutes(app, ctx, search);

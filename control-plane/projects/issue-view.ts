@@ -8,6 +8,7 @@ export interface IssueRow {
   id: string;
   project_id: number;
   team_id: string;
+  fingerprint: string;
   title: string;
   culprit: string;
   level: string;
@@ -36,6 +37,7 @@ export function issueView(i: IssueRow, publicUrl: string) {
     id: i.id,
     project: i.project_id,
     team: i.team_id,
+    fingerprint: i.fingerprint,
     title: i.title,
     culprit: i.culprit,
     level: i.level,

@@ -1,84 +1,86 @@
 /**
- * Issues in a simple form: the list of a project's issues (newest activity first, optional state filter), one
- * issue, and `PATCH /api/v1/issues/{id}` to change its state (set-issue-state.ts tells what each state does).
- * Search, more filters, assignment and events come with the full issues API.
+ * Issues and their events under /api/v1: a project's issues (filters and sorts: issue-filter.ts), bulk changes to
+ * them, one issue with its hourly counts, a change to one issue (state, assignee: issue-change.ts), the events of
+ * an issue and one stored event. issue-service.ts and event-service.ts hold the rules.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
-import { requireTeam } from '../../core/auth/principal.ts';
-import { svcError } from '../../core/errors.ts';
-import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.ts';
+import { LIST_QUERY, parseListParams } from '../../core/http/list.ts';
 import { principal } from '../auth-hook.ts';
-import { readableProject } from './projects-routes.ts';
-import { ISSUE_COLUMNS, ISSUE_STATES, issueView, type IssueRow, type IssueState } from './issue-view.ts';
-import { setIssueState } from './set-issue-state.ts';
+import { getEvent, listIssueEvents } from './event-service.ts';
+import { ISSUE_CHANGE_FIELDS, parseIssueChange } from './issue-change.ts';
+import { ISSUE_FILTER_QUERY, parseIssueFilter } from './issue-filter.ts';
+import { MAX_HOURS, parseHours } from './issue-hourly.ts';
+import { bulkUpdateIssues, issueDetail, listIssues, MAX_BULK_ISSUES, updateIssue } from './issue-service.ts';
+import { parseNumericId } from './project-view.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
-const ISSUE_ID = /^[0-9a-f]{1,64}$/;
-
-async function readableIssue(ctx: AppContext, req: FastifyRequest, id: string): Promise<IssueRow> {
-  const notFound = () => svcError('not_found', `The issue "${id.slice(0, 64)}" was not found.`);
-  if (!ISSUE_ID.test(id)) throw notFound();
-  const r = await ctx.db.query<IssueRow>(`SELECT ${ISSUE_COLUMNS} FROM issues i JOIN projects p ON p.id = i.project_id WHERE i.id = $1`, [id]);
-  const row = r.rows[0];
-  const p = principal(req);
-  if (!row || (!p.isSuperuser && !p.teams.has(row.team_id))) throw notFound();
-  requireTeam(p, row.team_id, 'read');
-  return row;
-}
+const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
+const query = (req: { query: unknown }) => req.query as Record<string, string | undefined>;
 
 export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/projects/:id/issues', {
     schema: {
       tags: ['issues'],
-      summary: "List a project's issues, most recently seen first",
+      summary: "List a project's issues with filters; sorted by last_seen (default), first_seen, count or people",
       params: ID,
-      querystring: { type: 'object', properties: { ...LIST_QUERY, state: { type: 'string', enum: [...ISSUE_STATES] } } },
+      querystring: { type: 'object', properties: { ...LIST_QUERY, ...ISSUE_FILTER_QUERY } },
     },
-  }, async (req) => {
-    const project = await readableProject(ctx, req, (req.params as { id: string }).id);
-    const query = req.query as { limit?: string; cursor?: string; state?: IssueState };
-    const { limit, after } = parseListParams(query, 2);
-    const params: unknown[] = [project.id, limit + 1];
-    const where = ['i.project_id = $1'];
-    if (query.state) where.push(`i.state = $${params.push(query.state)}`);
-    if (after) where.push(`(i.last_seen, i.id) < ($${params.push(new Date(String(after[0])))}, $${params.push(String(after[1]))})`);
-    const r = await ctx.db.query<IssueRow>(
-      `SELECT ${ISSUE_COLUMNS} FROM issues i JOIN projects p ON p.id = i.project_id WHERE ${where.join(' AND ')}
-       ORDER BY i.last_seen DESC, i.id DESC LIMIT $2`,
-      params,
-    );
-    return listEnvelope(r.rows, limit, (i) => [i.last_seen.toISOString(), i.id], (i) => issueView(i, ctx.config.publicUrl));
-  });
+  }, async (req) => listIssues(ctx, principal(req), idOf(req), parseIssueFilter(query(req)), parseListParams(query(req), 3)));
 
-  app.get('/api/v1/issues/:id', { schema: { tags: ['issues'], summary: 'Show an issue', params: ID } }, async (req) => {
-    const row = await readableIssue(ctx, req, (req.params as { id: string }).id);
-    return issueView(row, ctx.config.publicUrl);
-  });
-
-  app.patch('/api/v1/issues/:id', {
+  app.patch('/api/v1/projects/:id/issues', {
     schema: {
       tags: ['issues'],
-      summary: "Change an issue's state",
+      summary: 'Change several issues of a project at once (all or nothing)',
       params: ID,
       body: {
         type: 'object',
         additionalProperties: false,
-        required: ['state'],
-        properties: {
-          state: { type: 'string', enum: [...ISSUE_STATES] },
-          ignore_until_count: { type: 'integer', minimum: 1, maximum: 1_000_000_000, description: 'With state ignored: back to unresolved after this many more events.' },
-        },
+        required: ['ids'],
+        properties: { ids: { type: 'array', minItems: 1, maxItems: MAX_BULK_ISSUES, items: { type: 'string', maxLength: 64 } }, ...ISSUE_CHANGE_FIELDS },
       },
     },
   }, async (req) => {
-    const row = await readableIssue(ctx, req, (req.params as { id: string }).id);
-    requireTeam(principal(req), row.team_id, 'write');
-    const body = req.body as { state: IssueState; ignore_until_count?: number };
-    const updated = await ctx.db.tx(async (q) => {
-      await setIssueState(q, row.id, row.project_id, { state: body.state, ignoreUntilCount: body.ignore_until_count }, new Date(ctx.clock.now()));
-      return (await q.query<IssueRow>(`SELECT ${ISSUE_COLUMNS} FROM issues i JOIN projects p ON p.id = i.project_id WHERE i.id = $1`, [row.id])).rows[0];
-    });
-    return issueView(updated, ctx.config.publicUrl);
+    const body = req.body as Record<string, unknown> & { ids: string[] };
+    const p = principal(req);
+    return bulkUpdateIssues(ctx, p, idOf(req), body.ids, parseIssueChange(body, p));
+  });
+
+  app.get('/api/v1/issues/:id', {
+    schema: {
+      tags: ['issues'],
+      summary: 'Show an issue with its hourly counts (last 24 hours, or ?hours= up to 90 days)',
+      params: ID,
+      querystring: { type: 'object', properties: { hours: { type: 'string', description: `Hours of hourly counts, 1 to ${MAX_HOURS} (default 24).` } } },
+    },
+  }, async (req) => issueDetail(ctx, principal(req), idOf(req), parseHours(query(req).hours)));
+
+  app.patch('/api/v1/issues/:id', {
+    schema: {
+      tags: ['issues'],
+      summary: "Change an issue's state and/or assignee (me or null)",
+      params: ID,
+      body: { type: 'object', additionalProperties: false, properties: ISSUE_CHANGE_FIELDS },
+    },
+  }, async (req) => {
+    const p = principal(req);
+    return updateIssue(ctx, p, idOf(req), parseIssueChange(req.body as Record<string, unknown>, p));
+  });
+
+  app.get('/api/v1/issues/:id/events', {
+    schema: { tags: ['issues'], summary: "An issue's stored events, newest first", params: ID, querystring: { type: 'object', properties: LIST_QUERY } },
+  }, async (req) => listIssueEvents(ctx, principal(req), idOf(req), parseListParams(query(req), 2)));
+
+  app.get('/api/v1/events/:event_id', {
+    schema: {
+      tags: ['issues'],
+      summary: 'One event as stored (normalised and scrubbed)',
+      params: { type: 'object', properties: { event_id: { type: 'string' } }, required: ['event_id'] },
+      querystring: { type: 'object', properties: { project: { type: 'string', description: 'The project id, when two projects have an event with this id.' } } },
+    },
+  }, async (req) => {
+    const raw = query(req).project;
+    const project = raw === undefined || raw === '' ? undefined : (parseNumericId(raw) ?? -1);
+    return getEvent(ctx, principal(req), (req.params as { event_id: string }).event_id, project);
   });
 }

@@ -1,0 +1,68 @@
+/**
+ * Retention of error data, a scheduler job (leader node only, every 10 minutes):
+ *
+ * - events received more than the project's `retention_days` ago are deleted, in batches of a few thousand rows
+ *   (each batch its own short statement, so the ingest writer is never blocked for long);
+ * - hourly counts older than 90 days are deleted the same way;
+ * - issues, their counters (count, people, first/last seen and release) and releases stay.
+ *
+ * Times come from ctx.clock, so tests move a ManualClock instead of waiting. Events are looked up through
+ * (project_id, received_at), the index the events table is shaped around (time partitions could replace the
+ * batches later: dropping a partition is the same rule).
+ */
+import type { AppContext } from '../../core/context.ts';
+import type { Job } from '../../core/scheduler.ts';
+import { HOURLY_KEPT_DAYS } from './issue-hourly.ts';
+
+export const RETENTION_JOB = 'errors.retention';
+export const RETENTION_EVERY_MS = 10 * 60_000;
+export const RETENTION_BATCH = 5000;
+const DAY_MS = 86_400_000;
+
+export interface RetentionResult {
+  events: number;
+  hourly: number;
+}
+
+export function retentionJob(batch = RETENTION_BATCH): Job {
+  return {
+    name: RETENTION_JOB,
+    everyMs: RETENTION_EVERY_MS,
+    run: async (ctx) => {
+      const r = await runRetention(ctx, batch);
+      if (r.events || r.hourly) ctx.log.info({ events: r.events, hourly: r.hourly }, 'error retention deleted old rows');
+    },
+  };
+}
+
+/** Deletes in batches until nothing past retention is left; returns how many rows went. */
+export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Promise<RetentionResult> {
+  const now = ctx.clock.now();
+  const result: RetentionResult = { events: 0, hourly: 0 };
+  const projects = await ctx.db.query<{ id: number; retention_days: number }>('SELECT id, retention_days FROM projects ORDER BY id');
+  for (const p of projects.rows) {
+    const cutoff = new Date(now - p.retention_days * DAY_MS);
+    result.events += await deleteInBatches(() => ctx.db.query(
+      `DELETE FROM events WHERE (project_id, event_id) IN (
+         SELECT project_id, event_id FROM events WHERE project_id = $1 AND received_at < $2 LIMIT $3)`,
+      [p.id, cutoff, batch],
+    ), batch);
+  }
+  const hourCutoff = new Date(now - HOURLY_KEPT_DAYS * DAY_MS);
+  result.hourly = await deleteInBatches(() => ctx.db.query(
+    `DELETE FROM issue_hourly WHERE (issue_id, hour) IN (SELECT issue_id, hour FROM issue_hourly WHERE hour < $1 LIMIT $2)`,
+    [hourCutoff, batch],
+  ), batch);
+  return result;
+}
+
+async function deleteInBatches(run: () => Promise<{ rowCount: number }>, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await run();
+    total += rowCount;
+    if (rowCount < batch) return total;
+    // Let other queries (the ingest writer's batches) in between two deletions.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
