@@ -10,6 +10,7 @@ import { controlPlanePlugin } from '../control-plane/plugin.ts';
 import { createGateway, type Gateway } from '../proxy/gateway.ts';
 import { gatewayPlugin } from '../proxy/gateway-plugin.ts';
 import { createIngest, type Ingest } from '../ingest/ingest-plugin.ts';
+import { subscriptionJobs } from '../control-plane/ai/quota/subscription-jobs.ts';
 
 export interface Feature {
   name: string;
@@ -30,6 +31,15 @@ export function features(): Feature[] {
       capabilities: ['identity', 'teams', 'tokens', 'webhooks', 'notifications', 'search', 'mcp', 'openapi'],
       register: async (app, ctx, scheduler) => {
         await app.register(controlPlanePlugin(ctx, scheduler));
+      },
+    },
+    {
+      // Quota polling, pause resumption and token refresh of subscription accounts (routes are in control-plane/ai).
+      name: 'subscription-accounts',
+      roles: ['all', 'control-plane'],
+      capabilities: ['subscription-accounts'],
+      register: (_app, _ctx, scheduler) => {
+        for (const job of subscriptionJobs()) scheduler.add(job);
       },
     },
     {

@@ -17,6 +17,7 @@ import {
 } from './account-input.ts';
 import { accountView, type AccountRow } from './account-view.ts';
 import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
+import { accountDetails } from './quota/account-details.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const MAX_ACCOUNT_MODELS = 500;
@@ -125,9 +126,10 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listEnvelope(r.rows, limit, (a) => [a.created_at.toISOString(), a.id], accountView);
   });
 
-  app.get('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Show a provider account (never its secret)', params: ID_PARAMS } }, async (req) => {
+  app.get('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Show a provider account (never its secret), with its quota windows, pauses, cooldown and sign-in', params: ID_PARAMS } }, async (req) => {
     requireSuperuser(principal(req), 'read');
-    return accountView(await load((req.params as { id: string }).id));
+    const a = await load((req.params as { id: string }).id);
+    return { ...accountView(a), ...(await accountDetails(ctx, a.id)) };
   });
 
   app.patch('/api/v1/accounts/:id', {
@@ -149,6 +151,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (b.name !== undefined) sets.push(`name = $${params.push((name = cleanName(b.name)))}`);
     let apiKey: string | null = null;
     if (b.api_key !== undefined) {
+      if (a.kind === 'subscription') throw svcError('validation_failed', `A subscription account has no API key: sign it in again with POST /api/v1/accounts/oauth/start and "account_id": "${a.id}".`, { field: 'api_key' });
       apiKey = checkApiKey(b.api_key);
       sets.push(`secret_sealed = $${params.push(seal(ctx.secretKey, apiKey))}`, `secret_hint = $${params.push(secretHint(apiKey))}`);
     }

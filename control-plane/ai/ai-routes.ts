@@ -5,10 +5,12 @@ import { keysRoutes } from './keys-routes.ts';
 import { accountsRoutes } from './accounts-routes.ts';
 import { aliasesRoutes } from './aliases-routes.ts';
 import { pricesRoutes } from './prices-routes.ts';
+import { subscriptionRoutes } from './subscription-routes.ts';
 
 export function aiRoutes(app: FastifyInstance, ctx: AppContext): void {
   keysRoutes(app, ctx);
   accountsRoutes(app, ctx);
   aliasesRoutes(app, ctx);
   pricesRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
 }

@@ -113,3 +113,9 @@ export class CooldownBoard {
     await this.#counters.del(strikesKey(id));
   }
 }
+
+/** One account's cooldown straight from the counters (for views; proxy nodes use a CooldownBoard). */
+export async function readCooldown(counters: Counters, id: string, now: number): Promise<Cooldown | undefined> {
+  const c = parse(await counters.getValue(key(id)));
+  return c && c.until > now ? c : undefined;
+}
