@@ -163,12 +163,16 @@ export interface LockedIssue {
   spike_notified_hour: Date | null;
 }
 
-/** Locks the issues (in id order) and reads what the state changes need. */
+/**
+ * Locks the issues (in id order) and reads what the state changes need. FOR NO KEY UPDATE, the lock the UPDATE
+ * takes anyway: it does not conflict with the KEY SHARE locks that the foreign keys of concurrently inserted
+ * events, people and hourly rows hold on the same issue (FOR UPDATE would, and two batches would deadlock).
+ */
 export async function lockIssues(q: Queryable, ids: string[]): Promise<LockedIssue[]> {
   const r = await q.query<LockedIssue>(
     `SELECT id, project_id, title, culprit, level, state, regressed, count, people, resolved_release_id, ignore_until_count,
        ignored_at_count, spike_notified_hour
-     FROM issues WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+     FROM issues WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`,
     [[...ids].sort()],
   );
   return r.rows;

@@ -172,7 +172,8 @@ export class BatchWriter {
   #retryLater(batch: QueuedEvent[], err: unknown): void {
     this.stats.retries += 1;
     this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs === 0 ? 100 : this.#backoffMs * 2);
-    this.#retryAt = Date.now() + this.#backoffMs;
+    // Jitter, so that two writers that just deadlocked each other do not meet again in lockstep.
+    this.#retryAt = Date.now() + Math.round(this.#backoffMs * (0.5 + Math.random()));
     this.#queue.unshift(...batch);
     this.#ctx.log.warn({ err, events: batch.length, retry_in_ms: this.#backoffMs }, 'ingest batch failed on a transient database error; retrying');
   }
