@@ -1,6 +1,7 @@
 /**
  * The error-ingest surface of the proxy role: `POST /api/{project}/envelope/` and `POST /api/{project}/store/`
- * with open CORS, in their own fastify scope: any content type is read as raw bytes (at most 20 MB as sent, the
+ * with open CORS, and `GET /js/{key}.js` (the browser reporting script, reporting-script/), in their own fastify
+ * scope: any content type is read as raw bytes (at most 20 MB as sent, the
  * envelope limit; decompression is bounded separately), errors are the family's error object (a body past the
  * limit is envelope_too_large), and the routes stay out of the OpenAPI document (docs/errors.md describes them).
  *
@@ -18,6 +19,7 @@ import { OutcomeCounter } from './outcome-counter.ts';
 import { ProjectLookup } from './project-lookup.ts';
 import { receiveEnvelope } from './receive-envelope.ts';
 import { receiveStore } from './receive-store.ts';
+import { reportingScriptRoute } from './reporting-script/reporting-script-route.ts';
 import { BatchWriter, type WriterOptions } from './writer/batch-writer.ts';
 import { createWriteBatch } from './writer/write-batch.ts';
 
@@ -69,4 +71,5 @@ async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<voi
       return reply.code(200).send(answer);
     });
   }
+  reportingScriptRoute(app, deps);
 }
