@@ -26,9 +26,28 @@ export function upstreamErrorOf(e: SvcError): UpstreamError {
   return out;
 }
 
+type ErrorBody = { error?: Record<string, unknown> };
+
+/**
+ * Where each style carries the gateway's stable code: chat and responses in `error.code` (as OpenAI does),
+ * messages in an added `error.code` (clients read `type` and `message` and ignore the rest), generative-language
+ * as a google.rpc.ErrorInfo `reason` in `error.details` (Google's place for stable machine-readable reasons).
+ */
+const PUT_CODE: Record<StyleName, (body: ErrorBody, code: string) => void> = {
+  chat: (b, code) => void (b.error && (b.error.code = code)),
+  responses: (b, code) => void (b.error && (b.error.code = code)),
+  messages: (b, code) => void (b.error && (b.error.code = code)),
+  generative: (b, code) => {
+    if (!b.error) return;
+    const details = Array.isArray(b.error.details) ? b.error.details : [];
+    b.error.details = [...details, { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: code, domain: 'svc' }];
+  },
+};
+
 /** Status, headers and JSON text of a refusal in `style`. */
 export function styleErrorResponse(style: StyleName, e: SvcError): { status: number; headers: Record<string, string>; body: string } {
   const enc = getStyle(style).encodeError(upstreamErrorOf(e));
+  PUT_CODE[style](enc.body as ErrorBody, e.code);
   return { status: enc.status, headers: { ...e.headers, ...enc.headers }, body: JSON.stringify(enc.body) };
 }
 

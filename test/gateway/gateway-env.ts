@@ -21,7 +21,7 @@ export interface GatewayEnv {
   generative: FakeUpstream;
   addAccount(body: Record<string, unknown>): Promise<string>;
   /** Usage rows of the key, oldest first, once at least `n` are written (the writer batches). */
-  usage(n: number): Promise<UsageRow[]>;
+  usage(n: number, keyId?: string): Promise<UsageRow[]>;
   close(): Promise<void>;
 }
 
@@ -69,15 +69,17 @@ export async function startGatewayEnv(env: Record<string, string> = {}): Promise
   const keyId = k.json().id as string;
   return {
     s, key: k.json().key as string, keyId, chat, messages, generative, addAccount,
-    usage: async (n) => {
+    usage: async (n, id = keyId) => {
       const deadline = Date.now() + 5000;
       for (;;) {
-        const r = await s.db.query<UsageRow>('SELECT * FROM usage_records WHERE key_id = $1 ORDER BY id', [keyId]);
+        const r = await s.db.query<UsageRow>('SELECT * FROM usage_records WHERE key_id = $1 ORDER BY id', [id]);
         if (r.rows.length >= n || Date.now() > deadline) return r.rows;
         await new Promise((res) => setTimeout(res, 50));
       }
     },
     close: async () => {
+      // Every test is done: client connections left open (fetch keeps spare sockets) would hold the close.
+      s.app.server.closeAllConnections();
       await s.close();
       await Promise.all([chat.close(), messages.close(), generative.close()]);
     },
