@@ -22,6 +22,8 @@ import { McpToolRegistry } from './mcp/mcp-tools.ts';
 import { mcpRoutes } from './mcp/mcp-routes.ts';
 import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
+import { usageRoutes } from './usage/usage-routes.ts';
+import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { installErrorTracking } from './projects/install-error-tracking.ts';
 
@@ -47,6 +49,8 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     tokensRoutes(app, ctx);
     teamsRoutes(app, ctx);
     aiRoutes(app, ctx);
+    usageRoutes(app, ctx);
+    callsRoutes(app, ctx, scheduler);
     installErrorTracking(app, ctx, { scheduler, search, tools });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);

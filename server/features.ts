@@ -9,6 +9,8 @@ import type { Scheduler } from '../core/scheduler.ts';
 import { controlPlanePlugin } from '../control-plane/plugin.ts';
 import { createGateway, type Gateway } from '../proxy/gateway.ts';
 import { gatewayPlugin } from '../proxy/gateway-plugin.ts';
+import { createLimits, type Limits } from '../proxy/limits/create-limit-guard.ts';
+import { quotaRoutes } from '../control-plane/usage/quota-routes.ts';
 import { createIngest, type Ingest } from '../ingest/ingest-plugin.ts';
 import { subscriptionJobs } from '../control-plane/ai/quota/subscription-jobs.ts';
 
@@ -23,6 +25,7 @@ export interface Feature {
 
 export function features(): Feature[] {
   let gateway: Gateway | undefined;
+  let limits: Limits | undefined;
   let ingest: Ingest | undefined;
   return [
     {
@@ -53,14 +56,26 @@ export function features(): Feature[] {
       drain: async () => ingest?.drain(),
     },
     {
+      // GET /api/v1/quota is authorized by a gateway key, not an API token: mounted beside the control plane's auth.
+      name: 'ai-quota',
+      roles: ['all', 'control-plane'],
+      capabilities: ['ai-quota'],
+      register: (app, ctx) => quotaRoutes(app, ctx),
+    },
+    {
       name: 'gateway',
       roles: ['all', 'proxy'],
       capabilities: ['ai-gateway'],
       register: async (app, ctx) => {
-        gateway = createGateway(ctx);
+        limits = createLimits(ctx);
+        await limits.start();
+        gateway = createGateway(ctx, { limits: limits.guard });
         await app.register(gatewayPlugin(gateway));
       },
-      drain: async () => gateway?.drain(),
+      drain: async () => {
+        await gateway?.drain();
+        await limits?.drain();
+      },
     },
   ];
 }

@@ -14,6 +14,7 @@ import { optionalTeamOfRequest, requireTeamOfRequest } from '../team-of-request.
 import { LOG_BODIES, createKey, keyView, loadVisibleKey, visibleKeysWhere, type KeyRow, type LogBodies } from './key-service.ts';
 import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
+import { applyLogBodiesChange } from '../calls/call-bodies.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const MAX_KEY_MODELS = 100;
@@ -119,6 +120,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const r = await ctx.db.query<KeyRow>(`UPDATE gateway_keys SET ${sets.join(', ')} WHERE id = $1 AND deleted_at IS NULL RETURNING *`, params);
     if (!r.rows[0]) throw svcError('not_found', `Gateway key ${k.id} was not found.`);
     await ctx.caches.invalidate(GATEWAY_KEYS_CACHE, k.key_hash);
+    if (b.log_bodies !== undefined && b.log_bodies !== k.log_bodies) await applyLogBodiesChange(ctx.db, k.id, b.log_bodies);
     const warnings = b.models !== undefined ? await warningsFor(b.models) : [];
     return { ...keyView(r.rows[0]), ...(warnings.length ? { warnings } : {}) };
   });

@@ -81,6 +81,25 @@ describe.each(impls)('%s limit store', (_n, made) => {
     expect((await store.reserve(b, { tokens: 200, dollars: 0 })).ok).toBe(true);
   });
 
+  it('seeds spent totals from the records without ever lowering them', async () => {
+    const store = make();
+    const s = subject({ tokensPerMonth: 1000, dollarsPerMonth: 10 }, 5000);
+    await store.seed(s, { tokens: 900, dollars: 2.5 }, 4000);
+    expect(await store.spend(s.keyId, s.teamId, s.month)).toMatchObject({ keyTokens: 900, keyDollars: 2.5, teamTokens: 4000 });
+    expect(await store.reserve(s, { tokens: 200, dollars: 0 })).toMatchObject({ ok: false, code: 'key_tokens_per_month', used: 900 });
+    await store.seed(s, { tokens: 100, dollars: 0.5 }, 10);
+    expect(await store.spend(s.keyId, s.teamId, s.month)).toMatchObject({ keyTokens: 900, keyDollars: 2.5, teamTokens: 4000 });
+    const r = await store.reserve(s, { tokens: 50, dollars: 0.1 });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(await store.settle(s, r.reservationId, { tokens: 40, dollars: 0.25 })).toEqual({ keyTokens: 940, keyDollars: 2.75, teamTokens: 4040 });
+  });
+
+  it('counts a settle without a reservation (nothing to release)', async () => {
+    const store = make();
+    const s = subject({});
+    expect(await store.settle(s, '', { tokens: 7, dollars: 0.5 })).toEqual({ keyTokens: 7, keyDollars: 0.5, teamTokens: 7 });
+  });
+
   it('releases reservations of calls that never settled once they expire', async () => {
     const { store, pass } = made();
     const s = subject({ tokensPerMonth: 100 });

@@ -53,6 +53,12 @@ export interface LimitStore {
   /** Replaces the reservation with the real usage; returns the month's totals after it. */
   settle(subject: LimitSubject, reservationId: string, actual: Amount): Promise<Totals>;
   spend(keyId: string, teamId: string, month: string): Promise<Spend>;
+  /**
+   * Raises the month's spent totals to at least the given figures (from usage_records, the source of truth): a
+   * store that lost its data (Redis restarted without persistence, a single node restarted with memory counters)
+   * or missed calls made while a key had no limits catches up. Never lowers a total, so it is safe at any time.
+   */
+  seed(subject: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void>;
 }
 
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;

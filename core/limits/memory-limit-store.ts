@@ -95,6 +95,14 @@ export class MemoryLimitStore implements LimitStore {
     return { keyTokens: km.tokens, keyDollars: km.dollars, teamTokens: tm.tokens };
   }
 
+  async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
+    const km = this.#month(`${s.keyId}:${s.month}`);
+    const tm = this.#month(`team:${s.teamId}:${s.month}`);
+    km.tokens = Math.max(km.tokens, key.tokens);
+    km.dollars = Math.max(km.dollars, key.dollars);
+    tm.tokens = Math.max(tm.tokens, teamTokens);
+  }
+
   async spend(keyId: string, teamId: string, month: string): Promise<Spend> {
     this.#expire(this.#clock.now());
     const km = this.#month(`${keyId}:${month}`);

@@ -73,6 +73,18 @@ redis.call('EXPIRE', KEYS[7], ${MONTH_TTL_S})
 redis.call('EXPIRE', KEYS[8], ${MONTH_TTL_S})
 return {redis.call('HGET', KEYS[7], 't'), redis.call('HGET', KEYS[7], 'd'), redis.call('HGET', KEYS[8], 't')}`;
 
+// KEYS: 1 key month, 2 team month. ARGV: key tokens, key dollars, team tokens. Raises, never lowers.
+const SEED = `
+local function atLeast(k, f, v)
+  if tonumber(v) > tonumber(redis.call('HGET', k, f) or '0') then redis.call('HSET', k, f, v) end
+end
+atLeast(KEYS[1], 't', ARGV[1])
+atLeast(KEYS[1], 'd', ARGV[2])
+atLeast(KEYS[2], 't', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ${MONTH_TTL_S})
+redis.call('EXPIRE', KEYS[2], ${MONTH_TTL_S})
+return 1`;
+
 const none = (n: number | undefined) => (n === undefined ? -1 : n);
 
 export class RedisLimitStore implements LimitStore {
@@ -84,6 +96,7 @@ export class RedisLimitStore implements LimitStore {
     this.#prefix = prefix;
     this.#redis.defineCommand('svcReserve', { numberOfKeys: 6, lua: RESERVE });
     this.#redis.defineCommand('svcSettle', { numberOfKeys: 8, lua: SETTLE });
+    this.#redis.defineCommand('svcSeed', { numberOfKeys: 2, lua: SEED });
   }
 
   #keys(keyId: string, teamId: string, month: string): string[] {
@@ -105,6 +118,12 @@ export class RedisLimitStore implements LimitStore {
     const run = (this.#redis as unknown as { svcSettle: (...a: (string | number)[]) => Promise<string[]> }).svcSettle;
     const r = await run.call(this.#redis, ...keys, keys[2], keys[3], reservationId, actual.tokens, actual.dollars);
     return { keyTokens: Number(r[0] ?? 0), keyDollars: Number(r[1] ?? 0), teamTokens: Number(r[2] ?? 0) };
+  }
+
+  async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
+    const [, , km, tm] = this.#keys(s.keyId, s.teamId, s.month);
+    const run = (this.#redis as unknown as { svcSeed: (...a: (string | number)[]) => Promise<number> }).svcSeed;
+    await run.call(this.#redis, km, tm, key.tokens, key.dollars, teamTokens);
   }
 
   async spend(keyId: string, teamId: string, month: string): Promise<Spend> {

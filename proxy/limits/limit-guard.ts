@@ -12,6 +12,7 @@
 import type { GatewayKey } from '../keys/key-store.ts';
 import type { StyleName } from '../../translators/model.ts';
 import type { UsageRecord } from '../metering/usage-record.ts';
+import type { CollectedStream } from '../../translators/collect-stream.ts';
 
 export interface AdmitRequest {
   key: GatewayKey;
@@ -23,10 +24,20 @@ export interface AdmitRequest {
   stream: boolean;
   /** A cheap estimate of the prompt size (bytes of the request body / 4), for reservations. */
   estimatedInputTokens: number;
+  /** The parsed request body (the reservation reads its max output tokens). */
+  body: Readonly<Record<string, unknown>>;
+  /** The request body as received (kept when the key logs call bodies). */
+  raw: Buffer;
 }
 
+/**
+ * What the client got, for call-body logging: a whole answer (or refusal) as sent, or a stream collected into
+ * one reply (only collected when the key logs bodies).
+ */
+export type CallAnswer = { body: string | Buffer } | { stream: CollectedStream };
+
 export interface LimitTicket {
-  settle(record: UsageRecord): void;
+  settle(record: UsageRecord, answer?: CallAnswer): void;
 }
 
 export interface LimitGuard {

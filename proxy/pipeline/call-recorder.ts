@@ -8,7 +8,7 @@
 import { countConversationTokens } from '../../translators/count-tokens.ts';
 import type { Usage } from '../../translators/model.ts';
 import type { Gateway } from '../gateway.ts';
-import type { LimitTicket } from '../limits/limit-guard.ts';
+import type { CallAnswer, LimitTicket } from '../limits/limit-guard.ts';
 import { completeUsage } from '../metering/estimate-usage.ts';
 import { withUsage } from '../metering/usage-record.ts';
 import type { Attempt } from './attempt-upstreams.ts';
@@ -27,6 +27,8 @@ export interface CallEnd {
   complete?: boolean;
   promptTokens?: () => number;
   producedText?: () => string;
+  /** What the client got, handed to the limit ticket for call-body logging. */
+  answer?: CallAnswer;
 }
 
 const NOTHING: Usage = { source: 'reported', inputTokens: 0, outputTokens: 0 };
@@ -77,7 +79,7 @@ export class CallRecorder {
       (overrides) => {
         const record = withUsage(base, usage, overrides);
         gw.usage.write(record);
-        end.ticket?.settle(record);
+        end.ticket?.settle(record, end.answer);
       },
       (err) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'),
     );

@@ -19,6 +19,7 @@ import { mergeUsage } from '../../translators/usage.ts';
 import type { ClientFramer } from './client-framer.ts';
 import type { ClientSink } from './client-sink.ts';
 import type { UsageTap } from './usage-taps.ts';
+import type { StreamCollector } from '../../translators/collect-stream.ts';
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -50,14 +51,21 @@ function brokenBy(err: unknown): UpstreamError {
   return BROKEN;
 }
 
-export async function pipePassthrough(body: Body, sink: ClientSink, style: StyleName, tap: UsageTap, framer: ClientFramer, raw: boolean): Promise<StreamResult> {
+/** `collect`, when given, receives the stream as StreamEvents (call-body logging); nothing is decoded without it. */
+export async function pipePassthrough(
+  body: Body, sink: ClientSink, style: StyleName, tap: UsageTap, framer: ClientFramer, raw: boolean, collect?: StreamCollector,
+): Promise<StreamResult> {
   const parser = new SseParser({ dispatchIncompleteAtEnd: true });
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let broken: UpstreamError | undefined;
+  const decoder = collect ? new (getStyle(style).StreamDecoder)() : undefined;
   const handle = (events: SseEvent[]): string => {
     let out = '';
-    for (const ev of events) if (tap.push(ev) && !raw) out += framer.frame(ev);
+    for (const ev of events) {
+      if (decoder && collect) for (const se of decoder.push(ev)) collect.push(se);
+      if (tap.push(ev) && !raw) out += framer.frame(ev);
+    }
     return out;
   };
   try {
@@ -71,6 +79,7 @@ export async function pipePassthrough(body: Body, sink: ClientSink, style: Style
       if (wait) await wait;
     }
     const tail = handle(parser.end());
+    if (decoder && collect) for (const se of decoder.end()) collect.push(se);
     if (!raw && tail) sink.write(tail);
   } catch (err) {
     if (!sink.gone) broken = brokenBy(err);
@@ -88,7 +97,7 @@ export async function pipePassthrough(body: Body, sink: ClientSink, style: Style
 }
 
 export async function pipeTranslated(
-  body: Body, sink: ClientSink, upstreamStyle: StyleName, clientStyle: StyleName, framer: ClientFramer, options: StreamEncoderOptions,
+  body: Body, sink: ClientSink, upstreamStyle: StyleName, clientStyle: StyleName, framer: ClientFramer, options: StreamEncoderOptions, collect?: StreamCollector,
 ): Promise<StreamResult> {
   const up = getStyle(upstreamStyle);
   const client = getStyle(clientStyle);
@@ -102,6 +111,7 @@ export async function pipeTranslated(
   const emit = (events: StreamEvent[]): string => {
     let out = '';
     for (const ev of events) {
+      collect?.push(ev);
       if (ev.type === 'text_delta' || ev.type === 'thinking_delta') text.push(ev.text);
       else if (ev.type === 'tool_args_delta') text.push(ev.json);
       else if (ev.type === 'usage') usage = mergeUsage(usage, ev.usage);

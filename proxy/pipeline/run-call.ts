@@ -21,6 +21,7 @@ import { RequestPreparer } from './prepare-request.ts';
 import { successAnswer, upstreamErrorAnswer, type JsonAnswer } from './respond-json.ts';
 import { readBody } from '../upstream/send-upstream.ts';
 import { createUsageTap } from './usage-taps.ts';
+import { StreamCollector } from '../../translators/collect-stream.ts';
 
 const WARNING_CHARS = /[^\x20-\x7e]/g;
 
@@ -41,14 +42,14 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     reply.hijack();
     sink.head(r.status, { ...r.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(r.body)) });
     sink.end(r.body);
-    rec.finish({ status: r.status, errorCode: e.code, attempt, firstByteAt: sink.firstByteAt, ticket });
+    rec.finish({ status: r.status, errorCode: e.code, attempt, firstByteAt: sink.firstByteAt, ticket, answer: { body: r.body } });
   };
   try {
     const plan = await resolveModel(gw.routing, call.key, call.model);
     rec.alias = plan.alias;
     ticket = await gw.limits.admit({
       key: call.key, model: call.model, candidates: plan.steps.map((s) => s.model), clientStyle: call.clientStyle,
-      stream: call.stream, estimatedInputTokens: Math.ceil(call.raw.length / 4),
+      stream: call.stream, estimatedInputTokens: Math.ceil(call.raw.length / 4), body: call.body, raw: call.raw,
     });
     const result = await attemptUpstreams(gw, plan, preparer, sink.signal);
     if (result.kind === 'gone') return rec.finish({ status: 499, errorCode: 'client_disconnected', attempt: result.attempt, firstByteAt: sink.firstByteAt, ticket, promptTokens: () => rec.promptTokens(preparer) });
@@ -82,7 +83,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
     rec.finish({
       status: answer.status, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: answer.status < 400 ? answer.usage : undefined, complete: true,
-      promptTokens: () => rec.promptTokens(preparer), producedText: () => '',
+      promptTokens: () => rec.promptTokens(preparer), producedText: () => '', answer: { body: answer.body },
     });
   }
 
@@ -91,17 +92,19 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     const framer = call.jsonArray ? new JsonArrayFramer() : new SseFramer();
     sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt) });
     const p = attempt.prepared;
+    // The stream is collected into one reply only for a key that keeps call bodies.
+    const collector = call.key.logBodies !== 'off' ? new StreamCollector() : undefined;
     let result: StreamResult;
     if (p.same) {
       const raw = !p.hideUsageChunk && !call.jsonArray;
-      result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, raw);
+      result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, raw, collector);
     } else {
-      result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage });
+      result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage }, collector);
     }
     const errorCode = result.clientGone ? 'client_disconnected' : result.error ? `upstream_${result.error.type}` : null;
     rec.finish({
       status: 200, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: result.usage, complete: result.complete,
-      producedText: result.producedText, promptTokens: () => rec.promptTokens(preparer),
+      producedText: result.producedText, promptTokens: () => rec.promptTokens(preparer), answer: collector ? { stream: collector.result() } : undefined,
     });
   }
 }

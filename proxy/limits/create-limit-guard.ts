@@ -1,0 +1,42 @@
+/**
+ * Builds the gateway's limit guard for a node (server/features.ts passes it to createGateway): the limit store
+ * that matches the counters, the shared clock, the spend seeder, budget alerts and the call-body writer.
+ * `start()` measures the clock offset (and every minute after); `drain()` writes queued call bodies and stops.
+ */
+import type { AppContext } from '../../core/context.ts';
+import { createLimitStore } from '../../core/limits/create-limit-store.ts';
+import { ServerTime } from '../../core/limits/server-time.ts';
+import { BudgetAlerts } from './budget-alerts.ts';
+import { CallBodyWriter, type CallBodyWriterOptions } from './call-body-writer.ts';
+import { KeyLimitGuard } from './key-limit-guard.ts';
+import { SpendSeeder } from './spend-seeder.ts';
+
+export interface Limits {
+  guard: KeyLimitGuard;
+  time: ServerTime;
+  alerts: BudgetAlerts;
+  bodies: CallBodyWriter;
+  start(): Promise<void>;
+  drain(): Promise<void>;
+}
+
+export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOptions; reserveTimeoutMs?: number } = {}): Limits {
+  const store = createLimitStore(ctx.counters, ctx.clock);
+  const time = new ServerTime(ctx.clock, ctx.counters);
+  const alerts = new BudgetAlerts(ctx);
+  const bodies = new CallBodyWriter(ctx.db, ctx.log, opts.bodies);
+  const seeder = new SpendSeeder(ctx.db, store, ctx.log);
+  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, reserveTimeoutMs: opts.reserveTimeoutMs });
+  return {
+    guard, time, alerts, bodies,
+    start: async () => {
+      await time.start();
+      if (time.measuredAt === 0) ctx.log.warn('the counters clock could not be read at start; months use this node\'s clock until the next try');
+    },
+    drain: async () => {
+      time.stop();
+      await Promise.allSettled([...alerts.pending]);
+      await bodies.drain();
+    },
+  };
+}
