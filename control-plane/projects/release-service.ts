@@ -98,9 +98,9 @@ export async function registerRelease(ctx: AppContext, p: Principal, projectId: 
   const link = input.url === undefined ? null : checkLink(input.url);
   const createdAt = input.created_at === undefined ? null : checkTime(input.created_at);
   const r = await ctx.db.query<{ id: number; inserted: boolean }>(
-    `INSERT INTO releases (project_id, version, registered, ref, url, created_at) VALUES ($1, $2, true, $3, $4, COALESCE($5, $6))
+    `INSERT INTO releases (project_id, version, registered, ref, url, created_at) VALUES ($1, $2, true, $3, $4, COALESCE($5::timestamptz, $6::timestamptz))
      ON CONFLICT (project_id, version) DO UPDATE SET registered = true, ref = COALESCE(EXCLUDED.ref, releases.ref),
-       url = COALESCE(EXCLUDED.url, releases.url), created_at = COALESCE($5, releases.created_at)
+       url = COALESCE(EXCLUDED.url, releases.url), created_at = COALESCE($5::timestamptz, releases.created_at)
      RETURNING id, (xmax = 0) AS inserted`,
     [project.id, version, input.ref ?? null, link, createdAt, new Date(ctx.clock.now())],
   );
