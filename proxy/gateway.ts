@@ -9,8 +9,11 @@ import { readPriceOverrides } from '../core/ai/price-overrides.ts';
 import type { PriceOverride } from '../core/ai/price-of.ts';
 import { KeyStore } from './keys/key-store.ts';
 import { noLimits, type LimitGuard } from './limits/limit-guard.ts';
-import { RoundRobinPicker, type AccountPicker } from './accounts/account-picker.ts';
+import type { AccountPicker } from './accounts/account-picker.ts';
 import { RoutingTable } from './accounts/routing-table.ts';
+import { tokenManagerOf } from '../core/ai/subscriptions/token-manager.ts';
+import { QuotaPicker } from './rotation/quota-picker.ts';
+import { buildSubscriptionAccount } from './subscriptions/subscription-account.ts';
 import { Dispatchers } from './upstream/dispatchers.ts';
 import { UsageWriter, type UsageWriterOptions } from './metering/usage-writer.ts';
 
@@ -41,8 +44,8 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
   return {
     ctx,
     keys: new KeyStore(ctx),
-    routing: new RoutingTable(ctx, dispatchers),
-    picker: opts.picker ?? new RoundRobinPicker(),
+    routing: new RoutingTable(ctx, dispatchers, (row) => buildSubscriptionAccount(row, { ctx, dispatchers, tokens: tokenManagerOf(ctx) })),
+    picker: opts.picker ?? new QuotaPicker(ctx),
     limits: opts.limits ?? noLimits,
     usage,
     dispatchers,

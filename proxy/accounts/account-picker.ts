@@ -8,18 +8,22 @@
  * 5 min) in this node's memory. When every account is cooling down, the one that recovers first is tried rather
  * than refusing the call.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { UpstreamAccount } from './upstream-account.ts';
 
 export interface PickHint {
   /** A stable conversation key (for sticky routing; unused by round-robin). */
   sessionKey?: string;
+  /** This is the plan's last model (no alias fallback left): a cooling account is better than no answer. */
+  lastStep?: boolean;
 }
 
-export type PickOutcome = { ok: true } | { ok: false; status?: number; retryAfterS?: number };
+/** How a call went; `headers` are the upstream's answer headers (rate-limit and quota headers). */
+export type PickOutcome = { ok: true; headers?: IncomingHttpHeaders } | { ok: false; status?: number; retryAfterS?: number; headers?: IncomingHttpHeaders };
 
 export interface AccountPicker {
   /** The next account for `model` among `candidates` (highest priority first), never one in `tried`. */
-  pick(model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint?: PickHint): UpstreamAccount | undefined;
+  pick(model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint?: PickHint): UpstreamAccount | undefined | Promise<UpstreamAccount | undefined>;
   /** How a call through `account` went. */
   report(account: UpstreamAccount, outcome: PickOutcome): void;
 }

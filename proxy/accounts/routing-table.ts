@@ -18,15 +18,20 @@ export interface AccountSnapshot {
 const ALL = 'all';
 const MEMO_MAX = 5_000;
 
+/** Builds a subscription account (proxy/subscriptions/subscription-account.ts), or says why it cannot. */
+export type SubscriptionBuilder = (row: AccountRow) => UpstreamAccount | string;
+
 export class RoutingTable {
   #ctx: AppContext;
   #dispatchers: Dispatchers;
+  #subscriptions: SubscriptionBuilder | undefined;
   #accounts: LookupCache<AccountSnapshot>;
   #aliases: LookupCache<Map<string, readonly string[]>>;
 
-  constructor(ctx: AppContext, dispatchers: Dispatchers) {
+  constructor(ctx: AppContext, dispatchers: Dispatchers, subscriptions?: SubscriptionBuilder) {
     this.#ctx = ctx;
     this.#dispatchers = dispatchers;
+    this.#subscriptions = subscriptions;
     this.#accounts = ctx.caches.register(new LookupCache<AccountSnapshot>(ACCOUNTS_CACHE, 60_000));
     this.#aliases = ctx.caches.register(new LookupCache<Map<string, readonly string[]>>(ALIASES_CACHE, 60_000));
   }
@@ -60,7 +65,9 @@ export class RoutingTable {
     );
     const accounts: UpstreamAccount[] = [];
     for (const row of r.rows) {
-      const a = buildAccount(row, this.#ctx.secretKey, this.#dispatchers);
+      const a = row.kind === 'subscription'
+        ? this.#subscriptions?.(row) ?? 'subscription accounts are not enabled on this node'
+        : buildAccount(row, this.#ctx.secretKey, this.#dispatchers);
       if (typeof a === 'string') this.#ctx.log.warn({ account: row.id, provider: row.provider }, `provider account skipped: ${a}`);
       else accounts.push(a);
     }

@@ -8,6 +8,7 @@ import { open } from '../../core/secret-box.ts';
 import { allowsModel } from '../../core/ai/model-pattern.ts';
 import type { StyleName } from '../../translators/model.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
+import type { UpstreamRequest } from '../upstream/send-upstream.ts';
 import { accountAuth, basePath } from '../upstream/upstream-interceptors.ts';
 import { profileOf, type ProviderProfile } from '../upstream/provider-profiles.ts';
 
@@ -42,6 +43,8 @@ export interface UpstreamAccount {
   /** The provider's model ids as last fetched; null = never fetched (then any model is served). */
   modelList: readonly string[] | null;
   serves(model: string): boolean;
+  /** Set for accounts whose calls need more than static credentials (subscription accounts: OAuth tokens). */
+  send?(req: UpstreamRequest): Promise<Dispatcher.ResponseData>;
 }
 
 /** Builds the account, or returns a sentence saying why it cannot be used. */

@@ -12,6 +12,8 @@ import type { Gateway } from '../gateway.ts';
 import type { ModelPlan, RouteStep } from '../accounts/resolve-model.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import { readBody, sendUpstream } from '../upstream/send-upstream.ts';
+import { sessionKeyOf } from '../rotation/session-key.ts';
+import type { PickHint } from '../accounts/account-picker.ts';
 import type { PreparedRequest, RequestPreparer } from './prepare-request.ts';
 
 export interface Attempt {
@@ -34,11 +36,20 @@ export async function attemptUpstreams(
   gw: Gateway, plan: ModelPlan, preparer: RequestPreparer, signal: AbortSignal, filter?: (a: UpstreamAccount) => boolean,
 ): Promise<AttemptResult> {
   let last: Extract<AttemptResult, { kind: 'failed' }> | undefined;
-  for (const step of plan.steps) {
+  let sessionKey: string | undefined | null = null;
+  for (const [i, step] of plan.steps.entries()) {
     const tried = new Set<string>();
     const candidates = filter ? step.accounts.filter(filter) : step.accounts;
+    // The session key is worked out only when rotation asks for it (several accounts serve the model).
+    const hint: PickHint = {
+      lastStep: i === plan.steps.length - 1,
+      get sessionKey() {
+        if (sessionKey === null) sessionKey = sessionKeyOf(preparer.call);
+        return sessionKey;
+      },
+    };
     for (;;) {
-      const account = gw.picker.pick(step.model, candidates, tried);
+      const account = await gw.picker.pick(step.model, candidates, tried, hint);
       if (account === undefined) break;
       tried.add(account.id);
       // A body this style cannot express throws here (400), before any call.
@@ -55,7 +66,10 @@ export async function attemptUpstreams(
         continue;
       }
       const status = res.statusCode;
-      if (status < 400) return { kind: 'answer', ...attempt, res };
+      if (status < 400) {
+        gw.picker.report(account, { ok: true, headers: res.headers });
+        return { kind: 'answer', ...attempt, res };
+      }
       let errorBody: Buffer;
       try {
         errorBody = await readBody(res.body, ERROR_BODY_LIMIT);
@@ -65,7 +79,7 @@ export async function attemptUpstreams(
       }
       const retryable = status === 429 || status >= 500;
       if (!retryable && status !== 404) return { kind: 'answer', ...attempt, res, errorBody };
-      if (retryable) gw.picker.report(account, { ok: false, status, retryAfterS: retryAfterSeconds(res.headers) });
+      if (retryable) gw.picker.report(account, { ok: false, status, retryAfterS: retryAfterSeconds(res.headers), headers: res.headers });
       last = { kind: 'failed', attempt, error: svcError('upstream_error'), res, errorBody };
       if (status === 404) break;
     }

@@ -38,6 +38,11 @@ export class RequestPreparer {
     this.#call = call;
   }
 
+  /** The call being prepared (rotation reads its session key). */
+  get call(): GatewayCall {
+    return this.#call;
+  }
+
   /** The call in the internal model (decoded once; throws a TranslationError on a body it cannot read). */
   conversation(): Conversation {
     if (this.#conv === undefined) {

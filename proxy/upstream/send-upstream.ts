@@ -27,6 +27,8 @@ export function upstreamFailure(err: unknown, signal: AbortSignal): SvcError | u
 }
 
 export async function sendUpstream(account: UpstreamAccount, req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  // Subscription accounts authenticate each call themselves (proxy/subscriptions/subscription-send.ts).
+  if (account.send) return account.send(req);
   try {
     return await account.dispatcher.request({
       origin: account.origin,

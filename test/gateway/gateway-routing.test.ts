@@ -1,5 +1,5 @@
 /**
- * Routing behaviour of the gateway: alias fallback (429/404 → next model, X-Svc-Model), round-robin across
+ * Routing behaviour of the gateway: alias fallback (429/404 → next model, X-Svc-Model), rotation across
  * accounts with failing ones skipped, refusals in the caller's style (401, 403, 404, 400, 413, 502, 504), and the
  * batched usage records with tokens and cost.
  */
@@ -33,7 +33,9 @@ const hi = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi'
 
 describe('aliases', () => {
   it('falls back to the next model on 429, before anything reached the client, and says who answered', async () => {
-    g.chat.script({ error: 429, retryAfter: 1 });
+    // Retry-After 0: the account is not left cooling for the next tests (a cooling account is skipped while the
+    // alias has another model).
+    g.chat.script({ error: 429, retryAfter: 0 });
     const res = await chat(hi('smart'));
     expect(res.status).toBe(200);
     expect(res.headers.get('x-svc-model')).toBe('claude-haiku-4-5');
@@ -66,13 +68,14 @@ describe('accounts', () => {
   it('take turns, and a failing one is skipped for a while', async () => {
     a.reset();
     b.reset();
-    for (let i = 0; i < 4; i++) expect((await chat(hi('rr-model'))).status).toBe(200);
+    // Distinct first messages: four new conversations (the same opening would be one conversation, kept on one account).
+    for (let i = 0; i < 4; i++) expect((await chat({ model: 'rr-model', messages: [{ role: 'user', content: `hi ${i}` }] })).status).toBe(200);
     expect([a.calls.length, b.calls.length]).toEqual([2, 2]);
     a.reset();
     b.reset();
     a.script({ error: 502 });
     // Whether a comes first or second, its failure moves that call to b and a then sits out.
-    for (let i = 0; i < 4; i++) expect((await chat(hi('rr-model'))).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await chat({ model: 'rr-model', messages: [{ role: 'user', content: `again ${i}` }] })).status).toBe(200);
     expect([a.calls.length, b.calls.length]).toEqual([1, 4]);
   });
 });
