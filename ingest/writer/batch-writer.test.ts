@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import type { AppContext } from '../../core/context.ts';
+import { createLogger } from '../../core/logger.ts';
+import { OutcomeCounter, type OutcomeRow } from '../outcome-counter.ts';
+import type { IngestProject } from '../project-lookup.ts';
+import { BatchWriter, type WriteBatch, type WriterOptions } from './batch-writer.ts';
+import type { QueuedEvent } from './queued-event.ts';
+
+const ctx = { log: createLogger('silent') } as unknown as AppContext;
+const project = { id: 1 } as IngestProject;
+const OPTS: WriterOptions = { maxEvents: 10, maxBytes: 1_000_000, batchSize: 4, flushMs: 5, concurrency: 1, drainTimeoutMs: 2000 };
+
+function event(i: number): QueuedEvent {
+  return { project, eventId: String(i).padStart(32, '0'), payload: { i }, receivedAt: 0, bytes: 0 };
+}
+
+function writer(write: WriteBatch, opts: Partial<WriterOptions> = {}, outcomes = new OutcomeCounter()) {
+  return new BatchWriter(ctx, outcomes, write, { ...OPTS, ...opts });
+}
+
+function push(w: BatchWriter, i: number, bytes = 10) {
+  w.reserve(bytes).commit(event(i));
+}
+
+describe('BatchWriter', () => {
+  it('writes in batches of at most batchSize, in order, and drains the rest', async () => {
+    const batches: number[][] = [];
+    const w = writer(async (events) => {
+      batches.push(events.map((e) => e.payload.i as number));
+      await new Promise((r) => setTimeout(r, 10));
+    });
+    for (let i = 0; i < 10; i++) push(w, i);
+    await w.drain();
+    expect(batches.flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
+    expect(w.pending).toBe(0);
+    expect(w.stats.written).toBe(10);
+  });
+
+  it('refuses past maxEvents (reservations included) and past maxBytes with ingest_queue_full', () => {
+    const w = writer(() => new Promise(() => {}), { maxEvents: 3, maxBytes: 100 });
+    const a = w.reserve(10);
+    w.reserve(10);
+    w.reserve(10);
+    expect(() => w.reserve(10)).toThrow(expect.objectContaining({ code: 'ingest_queue_full', status: 503, headers: { 'Retry-After': '1' } }));
+    a.release();
+    expect(w.pending).toBe(2);
+    w.reserve(10);
+    const small = writer(() => new Promise(() => {}), { maxBytes: 50 });
+    small.reserve(40);
+    expect(() => small.reserve(20)).toThrow(expect.objectContaining({ code: 'ingest_queue_full' }));
+  });
+
+  it('keeps a batch through transient failures and writes it once the database is back', async () => {
+    let calls = 0;
+    const written: number[] = [];
+    const w = writer(async (events) => {
+      calls += 1;
+      if (calls <= 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      written.push(...events.map((e) => e.payload.i as number));
+    });
+    for (let i = 0; i < 3; i++) push(w, i);
+    await w.drain();
+    expect(written).toEqual([0, 1, 2]);
+    expect(w.stats.retries).toBe(2);
+  });
+
+  it('isolates an event that always fails and writes the others', async () => {
+    const written: number[] = [];
+    const w = writer(async (events) => {
+      if (events.some((e) => e.payload.i === 2)) throw new Error('invalid input');
+      written.push(...events.map((e) => e.payload.i as number));
+    });
+    for (let i = 0; i < 4; i++) push(w, i);
+    await w.drain();
+    expect(written.sort()).toEqual([0, 1, 3]);
+    expect(w.stats.dropped).toBe(1);
+    expect(w.pending).toBe(0);
+  });
+
+  it('flushes outcome counts with batches, alone when idle, and puts them back when a write fails', async () => {
+    const outcomes = new OutcomeCounter();
+    const seen: OutcomeRow[][] = [];
+    let fail = true;
+    const w = writer(async (_events, rows) => {
+      if (fail) {
+        fail = false;
+        throw Object.assign(new Error('connection'), { code: 'ECONNRESET' });
+      }
+      seen.push(rows);
+    }, {}, outcomes);
+    outcomes.add(1, 0, { outcome: 'accepted' }, 'error', 3);
+    await w.drain();
+    expect(seen.flat().reduce((n, r) => n + r.quantity, 0)).toBe(3);
+  });
+
+  it('refuses new events once draining', async () => {
+    const w = writer(async () => {});
+    await w.drain();
+    expect(() => w.reserve(1)).toThrow(expect.objectContaining({ code: 'ingest_queue_full' }));
+  });
+});
