@@ -1,0 +1,21 @@
+/** A proxy node (ingest and gateway) on the same Postgres and Redis prefix as a test server: needs DATABASE_URL and REDIS_URL. */
+import { loadConfig } from '../../../core/config.ts';
+import { createLogger } from '../../../core/logger.ts';
+import { buildServer, type Server } from '../../../server/build-server.ts';
+import { openContext } from '../../../server/open-context.ts';
+import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from '../../support/test-server.ts';
+
+export async function startProxyNode(first: TestServer): Promise<Server> {
+  if (!first.databaseUrl || !process.env.REDIS_URL) throw new Error('a second node needs DATABASE_URL and REDIS_URL');
+  const config = loadConfig({
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    SVC_SECRET_KEY: SECRET_KEY,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    DATABASE_URL: first.databaseUrl,
+    REDIS_URL: process.env.REDIS_URL,
+    SVC_REDIS_PREFIX: first.redisPrefix,
+  });
+  const ctx = await openContext(config, createLogger(config.logLevel));
+  return buildServer(ctx, 'proxy');
+}
