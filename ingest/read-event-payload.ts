@@ -3,8 +3,8 @@
  * the payload's, else a fresh one) must be readable, because the reply carries it. Everything else is the
  * writer's job (normalise, scrub, group).
  */
-import { svcError } from '../core/errors.ts';
 import { newEventId, normalizeEventId } from './lib/event-id.ts';
+import { parseEventPayload } from './lib/parse-event-payload.ts';
 
 export interface EventPayload {
   payload: Record<string, unknown>;
@@ -12,14 +12,7 @@ export interface EventPayload {
 }
 
 export function readEventPayload(bytes: Buffer, headerEventId?: string): EventPayload {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw svcError('invalid_event', 'The event is not valid JSON.');
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw svcError('invalid_event', 'The event must be a JSON object.');
-  const payload = doc as Record<string, unknown>;
+  const payload = parseEventPayload(bytes);
   if (headerEventId !== undefined) return { payload, eventId: headerEventId };
   const raw = payload.event_id;
   return { payload, eventId: raw === undefined || raw === null ? newEventId() : normalizeEventId(raw) };
