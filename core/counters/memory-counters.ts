@@ -12,7 +12,7 @@ export class MemoryCounters implements Counters {
   readonly kind = 'memory' as const;
   #clock: Clock;
   #values = new Map<string, Entry>();
-  #windows = new Map<string, number[]>();
+  #windows = new Map<string, { times: number[]; head: number }>();
   #subs = new Map<string, Set<(m: string) => void>>();
 
   constructor(clock: Clock) {
@@ -35,14 +35,18 @@ export class MemoryCounters implements Counters {
 
   async hit(key: string, limit: number, windowMs: number): Promise<HitResult> {
     const now = this.#clock.now();
-    const hits = (this.#windows.get(key) ?? []).filter((t) => t > now - windowMs);
-    if (hits.length >= limit) {
-      this.#windows.set(key, hits);
-      return { allowed: false, count: hits.length, retryAfterMs: Math.max(1, hits[0] + windowMs - now) };
+    let w = this.#windows.get(key);
+    if (!w) this.#windows.set(key, (w = { times: [], head: 0 }));
+    // Hits are appended in time order: expired ones leave from the front (amortised O(1), even for large limits).
+    while (w.head < w.times.length && w.times[w.head] <= now - windowMs) w.head++;
+    if (w.head > 1024 && w.head * 2 > w.times.length) {
+      w.times = w.times.slice(w.head);
+      w.head = 0;
     }
-    hits.push(now);
-    this.#windows.set(key, hits);
-    return { allowed: true, count: hits.length, retryAfterMs: 0 };
+    const count = w.times.length - w.head;
+    if (count >= limit) return { allowed: false, count, retryAfterMs: Math.max(1, w.times[w.head] + windowMs - now) };
+    w.times.push(Math.max(now, w.times[w.times.length - 1] ?? now));
+    return { allowed: true, count: count + 1, retryAfterMs: 0 };
   }
 
   async incrBy(key: string, by: number, ttlMs?: number): Promise<number> {
