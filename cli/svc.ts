@@ -41,6 +41,7 @@ import { runCli } from './run-cli.ts';
 import { login, logout, whoami } from './commands/login.ts';
 import { teamsGroup } from './commands/teams.ts';
 import { tokensGroup } from './commands/tokens.ts';
+import { errorsGroup } from './commands/errors.ts';
 
 const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and error-tracking service.', [
   login,
@@ -48,6 +49,7 @@ const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and 
   whoami,
   tokensGroup,
   teamsGroup,
+  errorsGroup,
 ]);
 
 function version(): string {

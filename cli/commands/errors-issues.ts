@@ -1,0 +1,179 @@
+/**
+ * svc errors issues list <project>, svc errors issue <id> [--resolve|--resolve-next|--ignore|--unresolve]
+ * [--assign-me|--unassign], and svc errors releases create|list (/api/v1/projects/{id}/issues, /api/v1/issues/{id},
+ * /api/v1/projects/{id}/releases).
+ */
+import { seg } from '../api-client.ts';
+import { CliError } from '../cli-error.ts';
+import { defineCommand, defineGroup } from '../command.ts';
+import type { Column } from '../output.ts';
+import { resolveProject } from './errors-projects.ts';
+
+interface Issue {
+  id: string;
+  project: number;
+  title: string;
+  culprit: string;
+  level: string;
+  state: string;
+  regressed: boolean;
+  count: number;
+  people: number;
+  first_seen: string;
+  last_seen: string;
+  first_release: string | null;
+  last_release: string | null;
+  assignee: string | null;
+  url: string;
+  hourly?: Array<{ hour: string; count: number }>;
+}
+
+interface Release {
+  version: string;
+  registered: boolean;
+  ref: string | null;
+  url: string | null;
+  created_at: string;
+  first_seen: string | null;
+  last_seen: string | null;
+  new_issues: number;
+}
+
+const COLUMNS: Column<Issue>[] = [
+  { title: 'id', value: (i) => i.id },
+  { title: 'state', value: (i) => (i.regressed ? `${i.state} (regressed)` : i.state) },
+  { title: 'level', value: (i) => i.level },
+  { title: 'count', value: (i) => i.count },
+  { title: 'people', value: (i) => i.people },
+  { title: 'last seen', value: (i) => i.last_seen },
+  { title: 'title', value: (i) => i.title },
+];
+
+const FILTERS = ['state', 'level', 'release', 'environment', 'assignee', 'sort', 'q'] as const;
+
+const list = defineCommand({
+  name: 'list',
+  summary: "List a project's issues (most recently seen first)",
+  args: [{ name: 'project', required: true, description: 'Project id or slug.' }],
+  options: {
+    team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' },
+    state: { type: 'string', value: 'STATE', description: 'unresolved, resolved, resolved_in_next_release or ignored (several: comma-separated).' },
+    level: { type: 'string', value: 'LEVEL', description: 'fatal, error, warning, info or debug.' },
+    release: { type: 'string', value: 'VERSION', description: 'Issues first or last seen in this release.' },
+    environment: { type: 'string', value: 'ENV', description: 'Issues seen in this environment.' },
+    assignee: { type: 'string', value: 'me|none', description: 'Assigned to you, or to nobody.' },
+    regressed: { type: 'boolean', description: 'Only regressed issues.' },
+    q: { type: 'string', value: 'TEXT', description: 'Text the title contains.' },
+    sort: { type: 'string', value: 'KEY', description: 'last_seen (default), first_seen, count or people.' },
+    limit: { type: 'string', value: 'N', description: 'At most N issues (default 50).' },
+  },
+  examples: ['svc errors issues list web-shop --state unresolved', 'svc errors issues list 12 --sort count --limit 10 --json'],
+  async run(ctx) {
+    const api = ctx.api();
+    const id = await resolveProject(api, ctx.args.project as string, ctx.opts.team);
+    const query: Record<string, string | undefined> = { limit: ctx.opts.limit ?? '50' };
+    for (const f of FILTERS) query[f] = ctx.opts[f];
+    if (ctx.opts.regressed) query.regressed = 'true';
+    const page = await api.get<{ items: Issue[]; next_cursor: string | null }>(`/api/v1/projects/${id}/issues`, query);
+    ctx.out.result(page, () => ctx.out.table(page.items, COLUMNS, 'No issues.'));
+  },
+});
+
+export const issuesGroup = defineGroup('issues', "List a project's issues", [list]);
+
+function issueFields(i: Issue): [string, unknown][] {
+  const recent = i.hourly ? i.hourly.reduce((n, h) => n + h.count, 0) : undefined;
+  return [
+    ['id', i.id], ['title', i.title], ['culprit', i.culprit], ['level', i.level], ['state', i.state], ['regressed', i.regressed],
+    ['assignee', i.assignee], ['count', i.count], ['people', i.people], ['last 24 h', recent], ['first seen', i.first_seen],
+    ['last seen', i.last_seen], ['first release', i.first_release], ['last release', i.last_release], ['url', i.url],
+  ];
+}
+
+const STATE_FLAGS = { resolve: 'resolved', 'resolve-next': 'resolved_in_next_release', ignore: 'ignored', unresolve: 'unresolved' } as const;
+
+export const issueCommand = defineCommand({
+  name: 'issue',
+  summary: 'Show an issue, or change its state and assignee',
+  args: [{ name: 'id', required: true, description: 'The issue id.' }],
+  options: {
+    resolve: { type: 'boolean', description: 'Mark it resolved (the next event regresses it).' },
+    'resolve-next': { type: 'boolean', description: 'Resolved in the next release.' },
+    ignore: { type: 'boolean', description: 'Ignore it (with --ignore-count: until N more events).' },
+    'ignore-count': { type: 'string', value: 'N', description: 'With --ignore: back to unresolved after N more events.' },
+    unresolve: { type: 'boolean', description: 'Mark it unresolved.' },
+    'assign-me': { type: 'boolean', description: 'Take the issue.' },
+    unassign: { type: 'boolean', description: 'Assign it to nobody.' },
+  },
+  examples: ['svc errors issue 3f2a9c0d1e4b5a67', 'svc errors issue 3f2a9c0d1e4b5a67 --resolve --assign-me', 'svc errors issue 3f2a9c0d1e4b5a67 --ignore --ignore-count 100'],
+  async run(ctx) {
+    const help = 'svc errors issue';
+    const o = ctx.opts;
+    const states = (Object.keys(STATE_FLAGS) as (keyof typeof STATE_FLAGS)[]).filter((f) => o[f]);
+    if (states.length > 1) throw new CliError('usage', `Give one of --${states.join(', --')}, not several.`, { helpFor: help });
+    if (o['assign-me'] && o.unassign) throw new CliError('usage', 'Give --assign-me or --unassign, not both.', { helpFor: help });
+    if (o['ignore-count'] !== undefined && !o.ignore) throw new CliError('usage', '--ignore-count goes with --ignore.', { helpFor: help });
+    const body: Record<string, unknown> = {};
+    if (states.length) body.state = STATE_FLAGS[states[0]];
+    if (o['ignore-count'] !== undefined) {
+      if (!/^\d{1,10}$/.test(o['ignore-count'])) throw new CliError('usage', `--ignore-count must be a whole number (got "${o['ignore-count']}").`, { helpFor: help });
+      body.ignore_until_count = Number(o['ignore-count']);
+    }
+    if (o['assign-me']) body.assignee = 'me';
+    if (o.unassign) body.assignee = null;
+    const api = ctx.api();
+    const path = `/api/v1/issues/${seg(ctx.args.id as string)}`;
+    if (Object.keys(body).length) await api.request<Issue>('PATCH', path, { body });
+    const issue = await api.get<Issue>(path);
+    ctx.out.result(issue, () => ctx.out.fields(issueFields(issue)));
+  },
+});
+
+const RELEASE_COLUMNS: Column<Release>[] = [
+  { title: 'version', value: (r) => r.version },
+  { title: 'registered', value: (r) => r.registered },
+  { title: 'ref', value: (r) => r.ref },
+  { title: 'first seen', value: (r) => r.first_seen },
+  { title: 'last seen', value: (r) => r.last_seen },
+  { title: 'new issues', value: (r) => r.new_issues },
+];
+
+const createRelease = defineCommand({
+  name: 'create',
+  summary: 'Register a release (from CI, with a deploy token)',
+  args: [
+    { name: 'project', required: true, description: 'Project id or slug.' },
+    { name: 'version', required: true, description: 'The version, as the SDK sends it in `release`.' },
+  ],
+  options: {
+    team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' },
+    ref: { type: 'string', value: 'REF', description: 'Source revision (commit, tag).' },
+    url: { type: 'string', value: 'URL', description: 'A link: the CI run, the changelog.' },
+  },
+  examples: ['svc errors releases create web-shop 1.4.2 --ref "$GIT_COMMIT"', 'SVC_TOKEN=$DEPLOY_TOKEN svc errors releases create 12 "web@$(git describe)"'],
+  async run(ctx) {
+    const api = ctx.api();
+    const id = await resolveProject(api, ctx.args.project as string, ctx.opts.team);
+    const body: Record<string, string> = { version: ctx.args.version as string };
+    if (ctx.opts.ref !== undefined) body.ref = ctx.opts.ref;
+    if (ctx.opts.url !== undefined) body.url = ctx.opts.url;
+    const r = await api.post<Release>(`/api/v1/projects/${id}/releases`, body);
+    ctx.out.result(r, () => ctx.out.line(`Registered release ${r.version} of project ${id}.`));
+  },
+});
+
+const listReleases = defineCommand({
+  name: 'list',
+  summary: "List a project's releases, newest first",
+  args: [{ name: 'project', required: true, description: 'Project id or slug.' }],
+  options: { team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' } },
+  examples: ['svc errors releases list web-shop'],
+  async run(ctx) {
+    const api = ctx.api();
+    const id = await resolveProject(api, ctx.args.project as string, ctx.opts.team);
+    const items = await api.listAll<Release>(`/api/v1/projects/${id}/releases`);
+    ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, RELEASE_COLUMNS, 'No releases.'));
+  },
+});
+
+export const releasesGroup = defineGroup('releases', 'Register and list releases', [createRelease, listReleases]);
