@@ -1,5 +1,5 @@
 /**
- * svc errors issues list <project>, svc errors issue <id> [--resolve|--resolve-next|--ignore|--unresolve]
+ * svc errors issues list <project> | resolve | ignore | assign <id>, svc errors issue <id> [--resolve|--resolve-next|--ignore|--unresolve]
  * [--assign-me|--unassign], and svc errors releases create|list (/api/v1/projects/{id}/issues, /api/v1/issues/{id},
  * /api/v1/projects/{id}/releases).
  */
@@ -79,7 +79,29 @@ const list = defineCommand({
   },
 });
 
-export const issuesGroup = defineGroup('issues', "List a project's issues", [list]);
+/** `svc errors issues resolve|ignore|assign <id>`: one change each, the same as `svc errors issue <id> --…`. */
+function changeCommand(name: string, summary: string, body: (opts: Record<string, string | boolean | undefined>) => Record<string, unknown>, options = {}) {
+  return defineCommand({
+    name,
+    summary,
+    args: [{ name: 'id', required: true, description: 'The issue id.' }],
+    options,
+    examples: [`svc errors issues ${name} 3f2a9c0d1e4b5a67`],
+    async run(ctx) {
+      const issue = await ctx.api().request<Issue>('PATCH', `/api/v1/issues/${seg(ctx.args.id as string)}`, { body: body(ctx.opts) });
+      ctx.out.result(issue, () => ctx.out.line(`Issue ${issue.id} is ${issue.state}${issue.assignee ? `, assigned to ${issue.assignee}` : ''}.`));
+    },
+  });
+}
+
+const resolve = changeCommand('resolve', 'Mark an issue resolved', () => ({ state: 'resolved' }));
+const ignore = changeCommand('ignore', 'Ignore an issue (with --count N: until N more events)', (o) => {
+  if (o.count !== undefined && !/^\d{1,10}$/.test(String(o.count))) throw new CliError('usage', `--count must be a whole number (got "${String(o.count)}").`, { helpFor: 'svc errors issues ignore' });
+  return o.count === undefined ? { state: 'ignored' } : { state: 'ignored', ignore_until_count: Number(o.count) };
+}, { count: { type: 'string', value: 'N', description: 'Back to unresolved after N more events.' } });
+const assign = changeCommand('assign', 'Take an issue (assign it to yourself)', () => ({ assignee: 'me' }));
+
+export const issuesGroup = defineGroup('issues', "List a project's issues; resolve, ignore or take one", [list, resolve, ignore, assign]);
 
 function issueFields(i: Issue): [string, unknown][] {
   const recent = i.hourly ? i.hourly.reduce((n, h) => n + h.count, 0) : undefined;
@@ -142,19 +164,24 @@ const createRelease = defineCommand({
   name: 'create',
   summary: 'Register a release (from CI, with a deploy token)',
   args: [
-    { name: 'project', required: true, description: 'Project id or slug.' },
-    { name: 'version', required: true, description: 'The version, as the SDK sends it in `release`.' },
+    { name: 'project', description: 'Project id or slug (or --project).' },
+    { name: 'version', description: 'The version, as the SDK sends it in `release` (or --version).' },
   ],
   options: {
+    project: { type: 'string', value: 'PROJECT', description: 'Project id or slug, instead of the first argument.' },
+    version: { type: 'string', value: 'VERSION', description: 'The version, instead of the second argument.' },
     team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' },
     ref: { type: 'string', value: 'REF', description: 'Source revision (commit, tag).' },
     url: { type: 'string', value: 'URL', description: 'A link: the CI run, the changelog.' },
   },
-  examples: ['svc errors releases create web-shop 1.4.2 --ref "$GIT_COMMIT"', 'SVC_TOKEN=$DEPLOY_TOKEN svc errors releases create 12 "web@$(git describe)"'],
+  examples: ['svc errors releases create web-shop 1.4.2 --ref "$GIT_COMMIT"', 'svc errors releases create --project 12 --version 1.4.2', 'SVC_TOKEN=$DEPLOY_TOKEN svc errors releases create 12 "web@$(git describe)"'],
   async run(ctx) {
+    const project = ctx.args.project ?? ctx.opts.project;
+    const version = ctx.args.version ?? ctx.opts.version;
+    if (!project || version === undefined) throw new CliError('usage', 'Name the project and the version: svc errors releases create <project> <version>.', { helpFor: 'svc errors releases create' });
     const api = ctx.api();
-    const id = await resolveProject(api, ctx.args.project as string, ctx.opts.team);
-    const body: Record<string, string> = { version: ctx.args.version as string };
+    const id = await resolveProject(api, project, ctx.opts.team);
+    const body: Record<string, string> = { version };
     if (ctx.opts.ref !== undefined) body.ref = ctx.opts.ref;
     if (ctx.opts.url !== undefined) body.url = ctx.opts.url;
     const r = await api.post<Release>(`/api/v1/projects/${id}/releases`, body);

@@ -63,6 +63,14 @@ describe('svc errors', () => {
     const ignored = await svc(['errors', 'issue', issue, '--ignore', '--ignore-count', '50'], tokenOf(member));
     expect(ignored.stdout).toMatch(/state:\s+ignored/);
 
+    const resolved = await svc(['errors', 'issues', 'resolve', issue], tokenOf(member));
+    expect(resolved.stdout).toBe(`Issue ${issue} is resolved, assigned to ${member.id}.\n`);
+    const ignoredAgain = JSON.parse((await svc(['errors', 'issues', 'ignore', issue, '--count', '5', '--json'])).stdout);
+    expect(ignoredAgain).toMatchObject({ state: 'ignored', ignore_until_count: 5 });
+    const assignedByAdmin = await svc(['errors', 'issues', 'assign', issue]);
+    expect(assignedByAdmin.code).toBe(1);
+    expect(assignedByAdmin.stderr).toContain('assignee_needs_user');
+
     const refused = await svc(['errors', 'issue', issue, '--ignore', '--ignore-count', '0']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('invalid_ignore_count');
@@ -79,7 +87,10 @@ describe('svc errors', () => {
     const bad = await svc(['errors', 'releases', 'create', 'web-shop', 'bad\tversion'], tokenOf(deploy));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid_release_version');
+    const flags = await svc(['errors', 'releases', 'create', '--project', String(project.id), '--version', '1.4.3'], tokenOf(deploy));
+    expect(flags.code).toBe(0);
+    expect((await svc(['errors', 'releases', 'create', 'web-shop'], tokenOf(deploy))).code).toBe(2);
     const listed = JSON.parse((await svc(['errors', 'releases', 'list', 'web-shop', '--json'])).stdout);
-    expect(listed.items).toEqual([expect.objectContaining({ version: '1.4.2', ref: 'abc123', registered: true })]);
+    expect(listed.items).toEqual([expect.objectContaining({ version: '1.4.3', registered: true }), expect.objectContaining({ version: '1.4.2', ref: 'abc123', registered: true })]);
   });
 });
