@@ -42,6 +42,7 @@ import { login, logout, whoami } from './commands/login.ts';
 import { teamsGroup } from './commands/teams.ts';
 import { tokensGroup } from './commands/tokens.ts';
 import { errorsGroup } from './commands/errors.ts';
+import { aiGroup } from './commands/ai.ts';
 
 const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and error-tracking service.', [
   login,
@@ -50,6 +51,7 @@ const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and 
   tokensGroup,
   teamsGroup,
   errorsGroup,
+  aiGroup,
 ]);
 
 function version(): string {

@@ -1,0 +1,50 @@
+/**
+ * svc ai quota: what a gateway key has left this month (GET /api/v1/quota, authorized by the key itself). The key
+ * comes from SVC_AI_KEY, else OPENAI_API_KEY (what SDK users already have set); the server from SVC_URL / the
+ * config file, else OPENAI_BASE_URL without its /v1.
+ */
+import { ApiClient } from '../api-client.ts';
+import { CliError } from '../cli-error.ts';
+import { defineCommand } from '../command.ts';
+
+interface Quota {
+  key: { id: string; name: string; team: string };
+  month: string;
+  resets_at: string;
+  limits: { requests_per_minute: number | null; requests_per_day: number | null; tokens_per_month: number | null; dollars_per_month: number | null };
+  spent: { tokens: number; dollars: number };
+  in_flight: { tokens: number; dollars: number };
+  remaining: { tokens: number | null; dollars: number | null };
+  team: { tokens_per_month: number | null; spent_tokens: number; remaining_tokens: number | null };
+  counters: 'ok' | 'unavailable';
+}
+
+const n = (v: number) => Math.round(v).toLocaleString('en-US');
+const usd = (v: number) => `$${v.toFixed(2)}`;
+
+export const quota = defineCommand({
+  name: 'quota',
+  summary: 'Show what your gateway key has left this month (key from SVC_AI_KEY or OPENAI_API_KEY)',
+  description: 'Show the limits of a gateway key, what it spent this calendar month (UTC) and what remains. The key is read from SVC_AI_KEY, else OPENAI_API_KEY.',
+  examples: ['SVC_AI_KEY=sk-svc-… svc ai quota', 'svc ai quota --json'],
+  async run(ctx) {
+    const key = ctx.env.SVC_AI_KEY || ctx.env.OPENAI_API_KEY;
+    if (!key) throw new CliError('usage', 'Set SVC_AI_KEY (or OPENAI_API_KEY) to the gateway key (sk-svc-…) to show its quota.', { helpFor: 'svc ai quota' });
+    const s = ctx.settings();
+    const base = s.urlFrom === 'default' && ctx.env.OPENAI_BASE_URL ? ctx.env.OPENAI_BASE_URL.replace(/\/+$/, '').replace(/\/v1$/, '') : s.url;
+    const q = await new ApiClient(base, key).get<Quota>('/api/v1/quota');
+    ctx.out.result(q, () => {
+      const l = q.limits;
+      ctx.out.fields([
+        ['key', `${q.key.name} (${q.key.id})`],
+        ['month', `${q.month} (resets ${q.resets_at})`],
+        ['dollars', l.dollars_per_month === null ? `${usd(q.spent.dollars)} spent, no budget` : `${usd(q.spent.dollars)} spent of ${usd(l.dollars_per_month)}, ${usd(q.remaining.dollars ?? 0)} left`],
+        ['tokens', l.tokens_per_month === null ? `${n(q.spent.tokens)} spent, no budget` : `${n(q.spent.tokens)} spent of ${n(l.tokens_per_month)}, ${n(q.remaining.tokens ?? 0)} left`],
+        ['in flight', q.in_flight.tokens > 0 ? `${n(q.in_flight.tokens)} tokens, ${usd(q.in_flight.dollars)} reserved by calls running now` : 'nothing'],
+        ['requests', `${l.requests_per_minute === null ? 'no limit' : `${n(l.requests_per_minute)}`} per minute, ${l.requests_per_day === null ? 'no limit' : `${n(l.requests_per_day)}`} per day`],
+        ['team tokens', q.team.tokens_per_month === null ? 'no team budget' : `${n(q.team.spent_tokens)} spent of ${n(q.team.tokens_per_month)}, ${n(q.team.remaining_tokens ?? 0)} left`],
+      ]);
+      if (q.counters !== 'ok') ctx.out.warn('the limit counters are unavailable: figures come from usage records only, and metered calls are refused until they are back.');
+    });
+  },
+});

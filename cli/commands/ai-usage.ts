@@ -1,0 +1,69 @@
+/** svc ai usage: calls, tokens and cost by model and key over the last N days (GET /api/v1/usage), as a table. */
+import { CliError } from '../cli-error.ts';
+import { defineCommand } from '../command.ts';
+import type { Column } from '../output.ts';
+
+interface UsageGroup {
+  model?: string;
+  key?: string;
+  key_name?: string | null;
+  account_name?: string | null;
+  team_name?: string | null;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  errors: number;
+  latency_ms: { p50: number | null; p95: number | null };
+}
+
+interface Usage {
+  from: string;
+  to: string;
+  group_by: string[];
+  groups: UsageGroup[];
+  truncated: boolean;
+  totals: UsageGroup;
+}
+
+const n = (v: number) => Math.round(v).toLocaleString('en-US');
+
+export const usage = defineCommand({
+  name: 'usage',
+  summary: 'Calls, tokens and cost by model and key over the last N days',
+  options: {
+    days: { type: 'string', value: 'N', description: 'The last N calendar days (UTC), today included (default 7).' },
+    by: { type: 'string', value: 'model,key', description: 'Group by any of model, key, account, team (default model,key).' },
+    team: { type: 'string', value: 'TEAM', description: 'Only this team (name or id).' },
+    key: { type: 'string', value: 'KEY_ID', description: 'Only this gateway key.' },
+  },
+  examples: ['svc ai usage --days 30', 'svc ai usage --days 1 --by model --team payments --json'],
+  async run(ctx) {
+    if (ctx.opts.days !== undefined && !/^\d{1,3}$/.test(ctx.opts.days)) throw new CliError('usage', `--days must be a whole number of days (got "${ctx.opts.days}").`, { helpFor: 'svc ai usage' });
+    const u = await ctx.api().get<Usage>('/api/v1/usage', { days: ctx.opts.days ?? 7, group_by: ctx.opts.by ?? 'model,key', team: ctx.opts.team, key: ctx.opts.key });
+    ctx.out.result(u, () => {
+      const cols: Column<UsageGroup>[] = [];
+      if (u.group_by.includes('model')) cols.push({ title: 'model', value: (g) => g.model });
+      if (u.group_by.includes('key')) cols.push({ title: 'key', value: (g) => g.key_name ?? g.key });
+      if (u.group_by.includes('account')) cols.push({ title: 'account', value: (g) => g.account_name });
+      if (u.group_by.includes('team')) cols.push({ title: 'team', value: (g) => g.team_name });
+      cols.push(
+        { title: 'calls', value: (g) => n(g.calls) },
+        { title: 'input', value: (g) => n(g.input_tokens) },
+        { title: 'output', value: (g) => n(g.output_tokens) },
+        { title: 'cache r/w', value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
+        { title: 'cost', value: (g) => `$${g.cost_usd.toFixed(4)}` },
+        { title: 'errors', value: (g) => n(g.errors) },
+        { title: 'p50 ms', value: (g) => g.latency_ms.p50 },
+        { title: 'p95 ms', value: (g) => g.latency_ms.p95 },
+      );
+      ctx.out.line(`Usage from ${u.from} to ${u.to}`);
+      ctx.out.table(u.groups, cols, 'No calls in this period.');
+      const t = u.totals;
+      ctx.out.line(`Total: ${n(t.calls)} calls, ${n(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens)} tokens, $${t.cost_usd.toFixed(4)}, ${n(t.errors)} errors`);
+      if (u.truncated) ctx.out.note('Only the 1000 most costly groups are shown.');
+    });
+  },
+});
