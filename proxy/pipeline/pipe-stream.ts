@@ -2,8 +2,8 @@
  * Streaming an upstream answer to the client as it arrives (DESIGN.md §3 steps 7 and 9), never buffered whole.
  *
  * - passthrough (same style): upstream chunks are written as they come while an SSE parser reads them on the side
- *   for usage (usage-taps.ts); when the chat usage chunk must be hidden or a JSON-array client needs re-framing,
- *   events are written one by one instead, their data unchanged.
+ *   for usage (usage-taps.ts); when the chat usage chunk must be hidden the bytes go out at event boundaries with
+ *   that event cut out, and a JSON-array client gets the events re-framed, their data unchanged.
  * - translated: upstream SSE → the upstream style's stream decoder → StreamEvents → the client style's stream
  *   encoder → frames; the first frame is written as soon as the first upstream event is translated.
  *
@@ -19,6 +19,7 @@ import { mergeUsage } from '../../translators/usage.ts';
 import type { ClientFramer } from './client-framer.ts';
 import type { ClientSink } from './client-sink.ts';
 import type { UsageTap } from './usage-taps.ts';
+import { cutEvents, EventWithholder } from './withhold-events.ts';
 import type { StreamCollector } from '../../translators/collect-stream.ts';
 
 type Body = Dispatcher.ResponseData['body'];
@@ -51,42 +52,59 @@ function brokenBy(err: unknown): UpstreamError {
   return BROKEN;
 }
 
+/**
+ * How a same-style stream reaches the client: `raw` chunks as they come; `withhold` at event boundaries with the
+ * events the tap refuses cut out (withhold-events.ts); `reframe` event by event through the framer (a JSON-array
+ * client of an SSE upstream).
+ */
+export type PassthroughMode = 'raw' | 'withhold' | 'reframe';
+
 /** `collect`, when given, receives the stream as StreamEvents (call-body logging); nothing is decoded without it. */
 export async function pipePassthrough(
-  body: Body, sink: ClientSink, style: StyleName, tap: UsageTap, framer: ClientFramer, raw: boolean, collect?: StreamCollector,
+  body: Body, sink: ClientSink, style: StyleName, tap: UsageTap, framer: ClientFramer, mode: PassthroughMode, collect?: StreamCollector,
 ): Promise<StreamResult> {
   const parser = new SseParser({ dispatchIncompleteAtEnd: true });
+  const withholder = mode === 'withhold' ? new EventWithholder() : undefined;
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let broken: UpstreamError | undefined;
   const decoder = collect ? new (getStyle(style).StreamDecoder)() : undefined;
-  const handle = (events: SseEvent[]): string => {
-    let out = '';
+  /** What to write for the events completed by one chunk (`bytes`: the chunk, or the released part of it). */
+  const handle = (events: SseEvent[], bytes: Buffer | undefined): string | Buffer | undefined => {
+    let framed = '';
+    let dropped: SseEvent[] | undefined;
     for (const ev of events) {
       if (decoder && collect) for (const se of decoder.push(ev)) collect.push(se);
-      if (tap.push(ev) && !raw) out += framer.frame(ev);
+      const keep = tap.push(ev);
+      if (mode === 'reframe') {
+        if (keep) framed += framer.frame(ev);
+      } else if (!keep) (dropped ??= []).push(ev);
     }
-    return out;
+    if (mode === 'reframe') return framed;
+    if (!dropped || bytes === undefined) return bytes;
+    return cutEvents(bytes, dropped) ?? events.filter((e) => !dropped.includes(e)).map((e) => framer.frame(e)).join('');
   };
   try {
     for await (const chunk of body) {
+      const buf = chunk as Buffer;
       if (keptBytes < KEEP_FOR_ESTIMATE) {
-        kept.push(chunk as Buffer);
-        keptBytes += (chunk as Buffer).length;
+        kept.push(buf);
+        keptBytes += buf.length;
       }
-      const out = handle(parser.feed(chunk as Buffer));
-      const wait = sink.write(raw ? (chunk as Buffer) : out);
+      const events = parser.feed(buf);
+      const out = handle(events, mode === 'raw' ? buf : withholder?.release(buf));
+      const wait = out === undefined ? undefined : sink.write(out);
       if (wait) await wait;
     }
-    const tail = handle(parser.end());
+    const tail = handle(parser.end(), withholder?.rest());
     if (decoder && collect) for (const se of decoder.end()) collect.push(se);
-    if (!raw && tail) sink.write(tail);
+    if (mode !== 'raw' && tail) sink.write(tail);
   } catch (err) {
     if (!sink.gone) broken = brokenBy(err);
   }
   if (!sink.gone && !tap.complete && !tap.failed) broken ??= BROKEN;
   if (broken) sink.write(errorFrames(style, framer, broken));
-  sink.end(raw ? undefined : framer.end());
+  sink.end(mode === 'reframe' ? framer.end() : undefined);
   return {
     usage: tap.usage(),
     complete: tap.complete && !broken,

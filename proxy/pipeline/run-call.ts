@@ -96,8 +96,8 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     const collector = call.key.logBodies !== 'off' ? new StreamCollector() : undefined;
     let result: StreamResult;
     if (p.same) {
-      const raw = !p.hideUsageChunk && !call.jsonArray;
-      result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, raw, collector);
+      const mode = call.jsonArray ? 'reframe' : p.hideUsageChunk ? 'withhold' : 'raw';
+      result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, mode, collector);
     } else {
       result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage }, collector);
     }

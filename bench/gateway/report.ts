@@ -1,0 +1,60 @@
+/** The gateway benchmark's figures as a markdown section: medians over rounds, with the spread (min–max). */
+
+export interface Sample {
+  target: string;
+  stream: boolean;
+  round: number;
+  rps: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  ttfb50: number;
+  cpuUsPerReq: number;
+}
+
+export interface ReportInput {
+  samples: Sample[];
+  rss: { gateway: number; bare: number; held: number; heldStreams: number };
+  machine: string;
+  rounds: number;
+  durationMs: number;
+  concurrency: number;
+  date: string;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const spread = (xs: number[], fmt: (x: number) => string) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+
+export function renderReport(r: ReportInput): string {
+  const lines: string[] = [];
+  lines.push('## Gateway', '');
+  lines.push(`Measured ${r.date} with \`npm run bench -- gateway\`: ${r.rounds} rounds of ${r.durationMs / 1000} s per target at concurrency ${r.concurrency}, targets alternating within each round.`);
+  lines.push(`Machine: ${r.machine}.`, '');
+  lines.push('Medians over the rounds, with the range (min–max) in parentheses. Latency is until the last byte; TTFB is until the first body byte; CPU is the server process\'s user+system time per request (for "direct", the fake upstream\'s own).', '');
+  for (const stream of [false, true]) {
+    lines.push(`### ${stream ? 'Streamed (SSE, 10 text deltas)' : 'JSON (non-streamed)'}`, '');
+    lines.push('| target | req/s | p50 ms | p99 ms | TTFB p50 ms | CPU µs/req | errors |', '|---|---|---|---|---|---|---|');
+    const targets = [...new Set(r.samples.filter((s) => s.stream === stream).map((s) => s.target))];
+    const bareRps = median(r.samples.filter((s) => s.stream === stream && s.target === 'bare proxy').map((s) => s.rps));
+    const bareP50 = median(r.samples.filter((s) => s.stream === stream && s.target === 'bare proxy').map((s) => s.p50));
+    const notes: string[] = [];
+    for (const t of targets) {
+      const ss = r.samples.filter((s) => s.stream === stream && s.target === t);
+      lines.push(`| ${t} | ${spread(ss.map((s) => s.rps), f0)} | ${spread(ss.map((s) => s.p50), f2)} | ${spread(ss.map((s) => s.p99), f2)} | ${spread(ss.map((s) => s.ttfb50), f2)} | ${spread(ss.map((s) => s.cpuUsPerReq), f0)} | ${ss.reduce((n, s) => n + s.errors, 0)} |`);
+      if (t.startsWith('gateway')) {
+        const rps = median(ss.map((s) => s.rps));
+        const p50 = median(ss.map((s) => s.p50));
+        notes.push(`${t}: ${((rps / bareRps) * 100).toFixed(0)} % of the bare proxy's req/s, p50 ${(p50 / bareP50).toFixed(2)}× the bare proxy's`);
+      }
+    }
+    lines.push('', ...notes.map((n) => `- ${n}`), '');
+  }
+  lines.push(`Peak RSS (VmHWM) of the gateway (\`--role proxy\`): ${r.rss.held.toFixed(0)} MB while holding ${r.concurrency} streams open (5 s, ${r.rss.heldStreams} streams of about 1 s each, before the throughput runs); ${r.rss.gateway.toFixed(0)} MB at the end of the throughput runs. Bare proxy at the end: ${r.rss.bare.toFixed(0)} MB.`);
+  return lines.join('\n');
+}
