@@ -53,6 +53,11 @@ const SECRET_SHAPES = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
 ];
+/** A superset of AUTH_SCHEME and SECRET_SHAPES: their literal starts, without word boundaries. */
+const SECRET_HINT = /(?:Bearer|Basic|Token|Digest)\s|sk-|eyJ|gh[pousr]_|xox[abposr]-|AKIA|ASIA/;
+/** Results of scrubText kept per scrubber: strings up to this length, this many at most (then forgotten). */
+const MEMO_MAX_CHARS = 128;
+const MEMO_ENTRIES = 4096;
 const CARD = /(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])/g;
 const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2))/;
 
@@ -65,8 +70,20 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
   // "key": "value" or key: 'value' (JSON or code inside a string).
   const quotedPair = /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z0-9_.-]{1,64})\1(\s*:\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
 
+  // Events repeat their short strings (file names, functions, breadcrumb categories): remember those results.
+  const memo = new Map<string, string>();
   const scrubText = (text: string): string => {
     if (text.length < 6) return text;
+    if (text.length > MEMO_MAX_CHARS) return scrubTextOnce(text);
+    const hit = memo.get(text);
+    if (hit !== undefined) return hit;
+    const out = scrubTextOnce(text);
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(text, out);
+    return out;
+  };
+
+  const scrubTextOnce = (text: string): string => {
     let s = text;
     if (s.includes('=')) {
       s = s.replace(keyValue, (m, sep: string, k: string, eq: string, v: string) => (v !== '' && isSensitiveKey(k) ? `${sep}${k}${eq}${FILTERED}` : m));
@@ -75,8 +92,11 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
       s = s.replace(quotedPair, (m, q: string, k: string, colon: string, v: string) => (isSensitiveKey(k) ? `${q}${k}${q}${colon}${v[0]}${FILTERED}${v[0]}` : m));
     }
     if (s.includes('://')) s = s.replace(URL_PASSWORD, `$1:${FILTERED}@`);
-    s = s.replace(AUTH_SCHEME, (m, scheme: string, space: string, cred: string) => (looksLikeCredential(cred) ? `${scheme}${space}${FILTERED}` : m));
-    for (const re of SECRET_SHAPES) s = s.replace(re, (m) => (/\d/.test(m) ? FILTERED : m));
+    // One scan for every auth scheme and secret prefix; the exact patterns run only when one is present.
+    if (SECRET_HINT.test(s)) {
+      s = s.replace(AUTH_SCHEME, (m, scheme: string, space: string, cred: string) => (looksLikeCredential(cred) ? `${scheme}${space}${FILTERED}` : m));
+      for (const re of SECRET_SHAPES) s = s.replace(re, (m) => (/\d/.test(m) ? FILTERED : m));
+    }
     if (/\d{4}/.test(s)) s = s.replace(CARD, (m) => (isCardNumber(m) ? FILTERED : m));
     return s;
   };
@@ -93,9 +113,13 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
       return value.map((v) => walk(v, depth + 1));
     }
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      const v = (value as Record<string, unknown>)[k];
       const clean = isSensitiveKey(k) ? filtered(v) : walk(v, depth + 1);
-      Object.defineProperty(out, k, { value: clean, enumerable: true, writable: true, configurable: true });
+      // Plain assignment is several times faster; only a "__proto__" key needs defineProperty to stay data.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: clean, enumerable: true, writable: true, configurable: true });
+      else out[k] = clean;
     }
     return out;
   };
