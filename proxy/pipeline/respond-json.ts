@@ -30,7 +30,13 @@ export function successAnswer(raw: Buffer, upstreamStyle: StyleName, clientStyle
   const json = parse(raw);
   if (json === undefined || typeof json !== 'object' || json === null) return undefined;
   if (upstreamStyle === clientStyle) return { status: 200, headers: { 'content-type': JSON_TYPE }, body: raw, usage: usageOfJson(clientStyle, json) };
-  const reply = getStyle(upstreamStyle).decodeResponse(json);
+  // An answer the upstream style's decoder cannot read is the upstream's fault (502), not the client's.
+  let reply: ReturnType<ReturnType<typeof getStyle>['decodeResponse']>;
+  try {
+    reply = getStyle(upstreamStyle).decodeResponse(json);
+  } catch {
+    return undefined;
+  }
   const body = JSON.stringify(getStyle(clientStyle).encodeResponse(reply));
   return { status: 200, headers: { 'content-type': JSON_TYPE }, body, usage: reply.usage };
 }

@@ -63,7 +63,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     if (call.stream) return await relayStream(result.res, attempt);
     const raw = await readBody(result.res.body);
     const answer = successAnswer(raw, attempt.prepared.upstreamStyle, call.clientStyle);
-    if (!answer) return refuse(svcError('upstream_bad_response', 'The upstream answer is not valid JSON.'), attempt);
+    if (!answer) return refuse(svcError('upstream_bad_response', `The upstream answer could not be read as a ${attempt.prepared.upstreamStyle}-style answer.`), attempt);
     return relayJson(answer, attempt);
   } catch (err) {
     if (sink.gone) return rec.finish({ status: 499, errorCode: 'client_disconnected', firstByteAt: sink.firstByteAt, ticket });
