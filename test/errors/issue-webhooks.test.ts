@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISPATCH_JOB } from '../../control-plane/webhooks/dispatcher.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { makeTeam } from '../api/access-fixtures.ts';
+import { expectErrorCode, makeTeam } from '../api/access-fixtures.ts';
 import { startReceiver, type Receiver } from '../api/webhook-receiver.ts';
 import { createTeamProject, exceptionEvent, issueOfEvent, storeAll, type Project } from './support/errors-fixtures.ts';
 
@@ -76,5 +76,11 @@ describe('issue webhooks', () => {
     expect(await received('issue.spike')).toHaveLength(1);
     expect(await received('issue.new')).toHaveLength(1);
     for (const r of rx.requests) expect(r.headers['x-svc-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  });
+
+  it('refuses an issue webhook whose URL is not http(s)', async () => {
+    for (const url of ['ftp://hooks.example.com/issues', 'mailto:ops@example.com', 'hooks.example.com/issues']) {
+      expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url, events: ['issue.new'] }, { 'x-svc-team': 'alerts' }), 400, 'invalid_webhook_url');
+    }
   });
 });
