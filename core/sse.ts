@@ -74,19 +74,26 @@ export class SseParser {
     // A CR that ended the previous chunk may be the first half of a CRLF.
     if (this.#sawCr && text.charCodeAt(0) === 10) start = 1;
     this.#sawCr = false;
-    for (let i = start; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
+    // Line breaks are found with indexOf (native search) rather than a loop over every character: text deltas
+    // make up most of a stream's bytes and this runs on every chunk of every stream the gateway relays.
+    const n = text.length;
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
+    while (lf >= 0 || cr >= 0) {
+      const isCr = cr >= 0 && (lf < 0 || cr < lf);
+      let i = isCr ? cr : lf;
       this.#line(this.#pending + text.slice(start, i), out);
       this.#pending = '';
-      if (c === 13) {
-        if (i + 1 < text.length) {
+      if (isCr) {
+        if (i + 1 < n) {
           if (text.charCodeAt(i + 1) === 10) i++;
         } else {
           this.#sawCr = true;
         }
       }
       start = i + 1;
+      if (lf >= 0 && lf < start) lf = text.indexOf('\n', start);
+      if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
     }
     this.#pending += text.slice(start);
     return out;
