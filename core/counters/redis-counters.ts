@@ -28,6 +28,11 @@ return v`;
 
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+interface Scripts {
+  svcHit(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
+  svcIncr(key: string, by: number, ttlMs: number): Promise<string>;
+}
+
 export class RedisCounters implements Counters {
   readonly kind = 'redis' as const;
   readonly redis: Redis;
@@ -41,6 +46,13 @@ export class RedisCounters implements Counters {
     this.prefix = prefix;
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
     this.redis.on('error', () => {});
+    // Defined commands run by EVALSHA (the script body is sent once, not with every call as EVAL does).
+    this.redis.defineCommand('svcHit', { numberOfKeys: 1, lua: HIT });
+    this.redis.defineCommand('svcIncr', { numberOfKeys: 1, lua: INCR });
+  }
+
+  #scripts(): Scripts {
+    return this.redis as unknown as Scripts;
   }
 
   async ready(): Promise<void> {
@@ -57,12 +69,12 @@ export class RedisCounters implements Counters {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<HitResult> {
-    const [ok, count, retry] = (await this.redis.eval(HIT, 1, this.prefix + key, limit, windowMs, randomUUID())) as number[];
+    const [ok, count, retry] = await this.#scripts().svcHit(this.prefix + key, limit, windowMs, randomUUID());
     return { allowed: ok === 1, count, retryAfterMs: Math.max(ok === 1 ? 0 : 1, retry) };
   }
 
   async incrBy(key: string, by: number, ttlMs = 0): Promise<number> {
-    return Number(await this.redis.eval(INCR, 1, this.prefix + key, by, ttlMs));
+    return Number(await this.#scripts().svcIncr(this.prefix + key, by, ttlMs));
   }
 
   async get(key: string): Promise<number> {
