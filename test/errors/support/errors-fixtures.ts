@@ -49,11 +49,11 @@ export function postStore(s: TestServer | { app: TestServer['app'] }, projectId:
 }
 
 /** Polls until fn returns a truthy value (the ingest writer flushes every few ms). */
-export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as T;
     if (Date.now() > end) throw new Error('waitFor: timed out');
     await new Promise((r) => setTimeout(r, 20));
   }
