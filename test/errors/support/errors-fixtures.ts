@@ -1,4 +1,4 @@
-/** Helpers for the error-tracking management tests: projects through the API, events through the store endpoint. */
+/** Fixtures of the error-tracking management tests: projects through the API, events through the store endpoint. */
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestServer } from '../../support/test-server.ts';
