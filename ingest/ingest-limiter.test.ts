@@ -43,3 +43,16 @@ describe('IngestLimiter', () => {
     expect(nextMonthStart(Date.UTC(2026, 11, 31, 23, 0))).toBe(Date.UTC(2027, 0, 1));
   });
 });
+
+describe('monthly counts of teams without a limit', () => {
+  it('are summed and added to the shared counter on flush', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 4, 10));
+    const counters = new MemoryCounters(clock);
+    const lookup = { teamMonthlyEvents: async () => null } as unknown as ProjectLookup;
+    const l = new IngestLimiter(counters, lookup, clock);
+    for (let i = 0; i < 5; i++) await l.admitEvent({ ...project, eventsPerMinute: 100 });
+    expect(await counters.get('ingest:month:team1:2026-05')).toBe(0);
+    await l.flush();
+    expect(await counters.get('ingest:month:team1:2026-05')).toBe(5);
+  });
+});

@@ -3,7 +3,9 @@
  *
  * - the project's events per minute: a sliding 60 s window (`projects.events_per_minute`, default 600);
  * - the team's monthly error events (`errors.events` team limit, calendar month UTC): a counter every accepted
- *   event increments, limit or not, so that a limit set mid-month starts from the true count.
+ *   event increments, limit or not, so that a limit set mid-month starts from the true count. With a limit, each
+ *   event increments it at once (exact across nodes); without one, increments are summed here and added every
+ *   quarter second (one Redis call instead of one per event; flush() on shutdown).
  *
  * A refusal is a 429 with `Retry-After` and the rate-limit header SDKs read (X-Sentry-Rate-Limits, and ours,
  * X-Client-Rate-Limits, with the same value), e.g. `60:error;default:project:project_events_per_minute`.
@@ -21,15 +23,30 @@ const MONTH_TTL_MS = 35 * 86_400_000;
 /** The event categories a refusal covers: error events and default (message) events. */
 const EVENT_CATEGORIES = ['error', 'default'] as const;
 
+const MONTHLY_FLUSH_MS = 250;
+
 export class IngestLimiter {
   #counters: Counters;
   #lookup: ProjectLookup;
   #clock: Clock;
+  #unlimited = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(counters: Counters, lookup: ProjectLookup, clock: Clock) {
     this.#counters = counters;
     this.#lookup = lookup;
     this.#clock = clock;
+  }
+
+  /** Adds the summed monthly counts of unlimited teams to the shared counters. */
+  async flush(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const pending = [...this.#unlimited];
+    this.#unlimited.clear();
+    await Promise.all(pending.map(([key, n]) => this.#counters.incrBy(key, n, MONTH_TTL_MS).catch(() => {
+      this.#unlimited.set(key, (this.#unlimited.get(key) ?? 0) + n);
+    })));
   }
 
   /** Admits one event of the project or throws project_events_per_minute / team_errors_events (429). */
@@ -46,9 +63,14 @@ export class IngestLimiter {
     }
     const now = this.#clock.now();
     const key = `ingest:month:${project.teamId}:${monthOf(now)}`;
-    const used = await this.#counters.incrBy(key, 1, MONTH_TTL_MS);
     const limit = await this.#lookup.teamMonthlyEvents(project.teamId);
-    if (limit !== null && used > limit) {
+    if (limit === null) {
+      this.#unlimited.set(key, (this.#unlimited.get(key) ?? 0) + 1);
+      this.#timer ??= setTimeout(() => void this.flush(), MONTHLY_FLUSH_MS).unref();
+      return;
+    }
+    const used = await this.#counters.incrBy(key, 1, MONTH_TTL_MS);
+    if (used > limit) {
       await this.#counters.incrBy(key, -1, MONTH_TTL_MS);
       const secs = Math.max(1, Math.ceil((nextMonthStart(now) - now) / 1000));
       throw svcError(

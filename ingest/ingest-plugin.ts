@@ -41,8 +41,13 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
     drainTimeoutMs: 25_000,
     ...options,
   });
-  const deps: IngestDeps = { ctx, lookup, limiter: new IngestLimiter(ctx.counters, lookup, ctx.clock), outcomes, writer };
-  return { plugin: (app) => ingestRoutes(app, deps), drain: () => writer.drain(), deps };
+  const limiter = new IngestLimiter(ctx.counters, lookup, ctx.clock);
+  const deps: IngestDeps = { ctx, lookup, limiter, outcomes, writer };
+  const drain = async () => {
+    await writer.drain();
+    await limiter.flush();
+  };
+  return { plugin: (app) => ingestRoutes(app, deps), drain, deps };
 }
 
 type Receive = (deps: IngestDeps, req: IngestRequest) => Promise<IngestReply>;
