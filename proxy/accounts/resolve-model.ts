@@ -34,6 +34,12 @@ export async function resolveModel(table: RoutingTable, key: GatewayKey, asked: 
     if (accounts.length > 0) steps.push({ model, accounts });
   }
   if (steps.length === 0) {
+    const resting = table.restingFor(snap, models);
+    if (resting) {
+      throw svcError('no_account_available', resting.state === 'paused'
+        ? `Every provider account serving "${asked}" is paused because its quota is nearly spent; it resumes by itself when the quota window resets.`
+        : `Every provider account serving "${asked}" needs a new sign-in; an administrator must sign it in again.`);
+    }
     throw svcError('model_not_found', targets
       ? `No provider account serves any model of the alias "${asked}" (${models.join(', ')}).`
       : `No provider account serves the model "${asked}" and no alias has this name.`);

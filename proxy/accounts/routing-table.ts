@@ -5,12 +5,21 @@
  */
 import type { AppContext } from '../../core/context.ts';
 import { LookupCache } from '../../core/cache.ts';
+import { allowsModel } from '../../core/ai/model-pattern.ts';
 import { ACCOUNTS_CACHE, ALIASES_CACHE } from '../../core/ai/cache-names.ts';
 import type { Dispatchers } from '../upstream/dispatchers.ts';
 import { buildAccount, type AccountRow, type UpstreamAccount } from './upstream-account.ts';
 
+/** An account out of rotation for now (quota pause, expired sign-in): kept only to explain a refusal. */
+export interface RestingAccount {
+  id: string;
+  state: 'paused' | 'needs_sign_in';
+  serves(model: string): boolean;
+}
+
 export interface AccountSnapshot {
   accounts: readonly UpstreamAccount[];
+  resting: readonly RestingAccount[];
   /** model → accounts serving it, highest priority first (filled lazily). */
   byModel: Map<string, readonly UpstreamAccount[]>;
 }
@@ -58,19 +67,31 @@ export class RoutingTable {
     return list;
   }
 
+  /** Whether an account out of rotation for now (paused or needing a sign-in) would serve one of `models`. */
+  restingFor(snap: AccountSnapshot, models: readonly string[]): RestingAccount | undefined {
+    return snap.resting.find((a) => models.some((m) => a.serves(m)));
+  }
+
   async #load(): Promise<AccountSnapshot> {
-    const r = await this.#ctx.db.query<AccountRow>(
-      `SELECT id, name, provider, kind, base_url, proxy_url, secret_sealed, models, model_list, weight, priority
-         FROM provider_accounts WHERE state = 'active' ORDER BY priority DESC, created_at, id`,
+    const r = await this.#ctx.db.query<AccountRow & { state: string }>(
+      `SELECT id, name, provider, kind, base_url, proxy_url, secret_sealed, models, model_list, weight, priority, state
+         FROM provider_accounts WHERE state IN ('active', 'paused', 'needs_sign_in') ORDER BY priority DESC, created_at, id`,
     );
     const accounts: UpstreamAccount[] = [];
+    const resting: RestingAccount[] = [];
     for (const row of r.rows) {
+      if (row.state !== 'active') {
+        const models = row.models ?? [];
+        const list = Array.isArray(row.model_list) ? new Set(row.model_list) : null;
+        resting.push({ id: row.id, state: row.state as RestingAccount['state'], serves: (m) => (models.length > 0 ? allowsModel(models, m) : list === null || list.has(m)) });
+        continue;
+      }
       const a = row.kind === 'subscription'
         ? this.#subscriptions?.(row) ?? 'subscription accounts are not enabled on this node'
         : buildAccount(row, this.#ctx.secretKey, this.#dispatchers);
       if (typeof a === 'string') this.#ctx.log.warn({ account: row.id, provider: row.provider }, `provider account skipped: ${a}`);
       else accounts.push(a);
     }
-    return { accounts, byModel: new Map() };
+    return { accounts, resting, byModel: new Map() };
   }
 }

@@ -62,7 +62,8 @@ describe('tokens', () => {
     expect(ev.rows[0]).toMatchObject({ team_id: g.teamId, payload: { to: 'needs_sign_in', reason: 'unauthorized', account: { id: ids.chatgpt } } });
     const n = f.calls.length;
     const again = await g.chat(MODEL.chatgpt, 'nobody home');
-    expect(again.status).toBe(404);
+    expect(again.status).toBe(503);
+    expect((await again.json()).error.message).toContain('needs a new sign-in');
     expect(f.calls.length).toBe(n);
 
     // Signing in again brings it back.

@@ -102,8 +102,9 @@ describe('pause at under 2 % left', () => {
     expect(await g.state(a.id)).toBe('paused');
 
     const calls = g.fakes.claude.calls.length;
-    const refused = await g.messages(a.sonnet, 'while paused');
-    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const refused = await g.chat(a.sonnet, 'while paused');
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error.message).toContain('paused because its quota is nearly spent');
     expect(g.fakes.claude.calls.length).toBe(calls);
 
     clock.advance(HOUR - 60_000);
