@@ -41,17 +41,19 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
   const dispatchers = new Dispatchers({ timeoutMs: ctx.config.upstreamTimeoutMs });
   const prices = ctx.caches.register(new LookupCache<readonly PriceOverride[]>(PRICES_CACHE, 60_000));
   const usage = new UsageWriter(ctx.db, ctx.log, opts.usage);
+  const picker = opts.picker ?? new QuotaPicker(ctx);
   return {
     ctx,
     keys: new KeyStore(ctx),
     routing: new RoutingTable(ctx, dispatchers, (row) => buildSubscriptionAccount(row, { ctx, dispatchers, tokens: tokenManagerOf(ctx) })),
-    picker: opts.picker ?? new QuotaPicker(ctx),
+    picker,
     limits: opts.limits ?? noLimits,
     usage,
     dispatchers,
     prices: () => prices.get('all', () => readPriceOverrides(ctx.db)),
     drain: async () => {
       await usage.drain();
+      if (picker instanceof QuotaPicker) await picker.flush();
       await dispatchers.close();
     },
   };

@@ -18,6 +18,7 @@ import { isSvcError } from '../../core/errors.ts';
 import { TokenManager } from '../../core/ai/subscriptions/token-manager.ts';
 import { readTokens, saveSignInTokens } from '../../core/ai/subscriptions/token-store.ts';
 import { openContext } from '../../server/open-context.ts';
+import { refreshExpiringTokens } from '../../control-plane/ai/quota/subscription-jobs.ts';
 import { startPlanProvider, type FakePlanProvider } from '../fakes/fake-plan-provider.ts';
 import { writePlanProfiles } from '../fakes/plan-profiles-file.ts';
 import { createTestDatabase, REAL_REDIS, type TestDatabase } from '../support/test-db.ts';
@@ -141,6 +142,15 @@ describe('token refresh across two nodes', () => {
     const t = await new TokenManager(a).get(acct(id));
     expect(t.access).not.toBe(old?.access);
     expect((await readTokens(tdb.db, a.secretKey, id))?.refreshFailures).toBe(0);
+  });
+
+  it('refreshes tokens that expire soon from the scheduler job, and leaves fresh ones alone', async () => {
+    const soon = await account(5 * 60_000);
+    const later = await account(5 * 3_600_000);
+    const before = { soon: await readTokens(tdb.db, a.secretKey, soon), later: await readTokens(tdb.db, a.secretKey, later) };
+    await refreshExpiringTokens(a);
+    expect((await readTokens(tdb.db, a.secretKey, soon))?.version).toBe((before.soon?.version ?? 0) + 1);
+    expect((await readTokens(tdb.db, a.secretKey, later))?.version).toBe(before.later?.version);
   });
 
   it('marks the account needs_sign_in when the refresh token is refused', async () => {
