@@ -1,0 +1,169 @@
+/**
+ * Error-ingest benchmark (issue 6): envelopes of a realistic 5 KB browser error event, gzip, each with its own
+ * event id, posted at a fixed concurrency to
+ *   (a) the null endpoint (decompress, parse, acknowledge: the machine's speed that day),
+ *   (b) svc on the embedded database (PGlite in a temporary directory, in-memory counters),
+ *   (c) svc on real Postgres (a fresh database on DATABASE_URL; Redis counters when REDIS_URL is set).
+ * svc runs as its own `--role all` process. For (b) and (c): accepted events/s, p50/p99 of the 200 answers, and
+ * how many events reached the database (sum of the issues' counts) once the writer caught up, and how long that
+ * took after the load stopped. "Sustained" = stored events / (load time + catch-up time).
+ *
+ * Options: --seconds S (15; use 60 for the sustained figure), --concurrency C (32), --embedded-seconds S (the
+ * embedded run, default the same as --seconds), --skip-embedded, --write (update docs/performance.md).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { BenchSuite } from '../run.ts';
+import { randomHex } from '../../core/ids.ts';
+import { cpuMs, peakRssMb, startChild, type Child } from '../ingest/child-process.ts';
+import { envelopeFactory } from '../ingest/event-fixture.ts';
+import { percentile, runLoad } from '../ingest/load.ts';
+import { describeIngestMachine, renderIngestReport, writeIngestSection, type IngestRow } from '../ingest/report.ts';
+
+const ADMIN = `bench-admin-${randomHex(8)}`;
+const SECRET = `bench-secret-${randomHex(16)}`;
+
+function opt(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
+}
+
+async function api(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(base + path, {
+    method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Events stored for the project: the sum of its issues' counts (read through the API, on both databases). */
+async function storedEvents(base: string, projectId: number): Promise<number> {
+  let total = 0;
+  let cursor: string | null = null;
+  do {
+    const page = await api(base, 'GET', `/api/v1/projects/${projectId}/issues?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    for (const i of page.items as Array<{ count: number }>) total += i.count;
+    cursor = page.next_cursor as string | null;
+  } while (cursor);
+  return total;
+}
+
+async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_ingest_${randomHex(4)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+interface Target {
+  name: string;
+  env: Record<string, string>;
+  seconds: number;
+}
+
+async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
+  const factory = envelopeFactory();
+  const svc = await startChild(['main.ts', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
+  try {
+    const base = `http://127.0.0.1:${svc.port}`;
+    const team = `bench-ingest-${randomHex(3)}`;
+    await api(base, 'POST', '/api/v1/teams', { name: team });
+    const project = await api(base, 'POST', '/api/v1/projects', { name: 'bench', events_per_minute: 10_000_000 }, { 'x-svc-team': team });
+    const headers = { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip', 'x-sentry-auth': `Sentry sentry_key=${project.public_key as string}, sentry_version=7` };
+    const load = (ms: number) => runLoad({ origin: base, path: `/api/${project.id as number}/envelope/`, headers, body: factory.body, concurrency, durationMs: ms });
+    const warm = await load(2000);
+    const cpu0 = cpuMs(svc.pid);
+    const r = await load(t.seconds * 1000);
+    const cpu = cpuMs(svc.pid) - cpu0;
+    const accepted = warm.ok + r.ok;
+    const stopped = performance.now();
+    let stored = 0;
+    while (performance.now() - stopped < 180_000) {
+      stored = await storedEvents(base, project.id as number);
+      if (stored >= accepted) break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    const catchUp = (performance.now() - stopped) / 1000;
+    const row: IngestRow = {
+      target: t.name, seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99),
+      accepted, stored, catchUpSeconds: catchUp, sustainedPerSec: (r.ok) / (r.seconds + catchUp), refused: r.statuses, errors: r.errors,
+      cpuPercent: (cpu / 10) / r.seconds, peakRssMb: peakRssMb(svc.pid), eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
+    };
+    process.stdout.write(`${t.name}: ${row.acceptedPerSec.toFixed(0)} accepted/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, stored ${stored}/${accepted} after ${catchUp.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, errors ${r.errors}\n`);
+    return row;
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function runNull(seconds: number, concurrency: number): Promise<IngestRow> {
+  const factory = envelopeFactory();
+  const child: Child = await startChild(['bench/ingest/null-endpoint.ts', '0'], {});
+  try {
+    const load = (ms: number) => runLoad({ origin: `http://127.0.0.1:${child.port}`, path: '/api/1/envelope/', headers: { 'content-encoding': 'gzip', 'content-type': 'application/x-sentry-envelope' }, body: factory.body, concurrency, durationMs: ms });
+    await load(1000);
+    const cpu0 = cpuMs(child.pid);
+    const r = await load(seconds * 1000);
+    const cpu = cpuMs(child.pid) - cpu0;
+    process.stdout.write(`null endpoint: ${(r.ok / r.seconds).toFixed(0)} acknowledged/s, p50 ${percentile(r.latencies, 50).toFixed(1)} ms\n`);
+    return {
+      target: 'null endpoint (decompress, parse, acknowledge)', seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds,
+      p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), accepted: r.ok, stored: NaN, catchUpSeconds: NaN, sustainedPerSec: NaN,
+      refused: r.statuses, errors: r.errors, cpuPercent: (cpu / 10) / r.seconds, peakRssMb: peakRssMb(child.pid), eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+export const suite: BenchSuite = {
+  name: 'ingest',
+  description: 'error ingest: 5 KB gzip envelopes to a null endpoint, svc on the embedded database and on Postgres',
+  async run(args) {
+    const seconds = opt(args, 'seconds', 15);
+    const embeddedSeconds = opt(args, 'embedded-seconds', seconds);
+    const concurrency = opt(args, 'concurrency', 32);
+    const base = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    const rows: IngestRow[] = [await runNull(Math.min(seconds, 10), concurrency)];
+    if (!args.includes('--skip-embedded')) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
+      try {
+        rows.push(await runTarget({ name: 'svc, embedded database', env: { ...base, SVC_DATA_DIR: dataDir }, seconds: embeddedSeconds }, concurrency));
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    const databaseUrl = process.env.DATABASE_URL || undefined;
+    if (databaseUrl) {
+      const db = await freshDatabase(databaseUrl);
+      const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: `bench-${randomHex(4)}:` } : {};
+      try {
+        rows.push(await runTarget({ name: `svc, Postgres${redis.REDIS_URL ? ' + Redis' : ''}`, env: { ...base, DATABASE_URL: db.url, ...redis }, seconds }, concurrency));
+      } finally {
+        await db.drop();
+      }
+    } else {
+      process.stdout.write('DATABASE_URL is not set: the Postgres run is skipped.\n');
+    }
+    const machine = await describeIngestMachine(databaseUrl, process.env.REDIS_URL);
+    const report = renderIngestReport({ rows, machine, date: new Date().toISOString().slice(0, 10) });
+    process.stdout.write(`\n${report}\n`);
+    if (args.includes('--write')) writeIngestSection(report);
+  },
+};
