@@ -102,8 +102,10 @@ describe('refusals in the chat shape', () => {
     await expectChatError(nf, 404, 'route_not_found');
   });
 
-  it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
+  it('answers 502 when the upstream cannot be reached or answers nonsense, and 504 when it does not answer in time', async () => {
     await expectChatError(await chat(hi('dead-model')), 502, 'upstream_unreachable');
+    g.messages.script({ error: 200, body: { not: 'a message' } });
+    await expectChatError(await chat(hi('claude-haiku-4-5')), 502, 'upstream_bad_response');
     g.chat.script({ hang: true });
     const started = Date.now();
     await expectChatError(await chat(hi('gpt-4o-mini')), 504, 'upstream_timeout');

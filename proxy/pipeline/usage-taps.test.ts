@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { SseParser } from '../../core/sse.ts';
+import type { StyleName } from '../../translators/model.ts';
+import type { FakeAnswer } from '../../test/fakes/fake-upstream.ts';
+import { FAKE_WIRES } from '../../test/fakes/start-fake.ts';
+import { createUsageTap, usageOfJson } from './usage-taps.ts';
+
+const ANSWER: FakeAnswer = { text: 'Hello there', stop: 'end', usage: { input: 40, output: 9, cacheRead: 10, reasoning: 3 } };
+const PATHS: Record<StyleName, [string, string, unknown]> = {
+  chat: ['/v1/chat/completions', '', { model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] }],
+  messages: ['/v1/messages', '', { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }],
+  generative: ['/v1beta/models/m:streamGenerateContent', 'alt=sse', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }],
+  responses: ['/v1/responses', '', { model: 'm', stream: true, input: 'hi' }],
+};
+
+function frames(style: StyleName): string[] {
+  const wire = FAKE_WIRES[style];
+  const [path, query, body] = PATHS[style];
+  return wire.frames(ANSWER, wire.inspect('POST', path, new URLSearchParams(query), body)!);
+}
+
+function tap(style: StyleName, text: string, hide = false) {
+  const t = createUsageTap(style, { hideUsageChunk: hide });
+  const p = new SseParser({ dispatchIncompleteAtEnd: true });
+  const kept = [...p.feed(Buffer.from(text)), ...p.end()].filter((e) => t.push(e));
+  return { t, kept };
+}
+
+describe.each(['chat', 'messages', 'generative', 'responses'] as const)('the %s usage tap', (style) => {
+  it('reads the reported usage and sees the normal end', () => {
+    const { t } = tap(style, frames(style).join(''));
+    expect(t.complete).toBe(true);
+    expect(t.failed).toBe(false);
+    const u = t.usage();
+    expect(u.source).toBe('reported');
+    expect(u.outputTokens).toBe(9);
+    if (style === 'messages') expect(u).toMatchObject({ inputTokens: 40, cacheReadTokens: 10 });
+    else expect(u).toMatchObject({ inputTokens: 40, cacheReadTokens: 10, reasoningTokens: 3 });
+  });
+
+  it('does not take a stream cut short for a complete one', () => {
+    const f = frames(style);
+    expect(tap(style, f.slice(0, 2).join('')).t.complete).toBe(false);
+  });
+
+  it('reads the usage of a JSON answer', () => {
+    const wire = FAKE_WIRES[style];
+    const [path, query, body] = PATHS[style];
+    const info = wire.inspect('POST', path, new URLSearchParams(query), { ...(body as object), stream: false })!;
+    expect(usageOfJson(style, wire.json(ANSWER, info))).toMatchObject({ source: 'reported', outputTokens: 9 });
+  });
+});
+
+describe('the chat tap', () => {
+  it('hides the usage chunk only when asked to, and notices an error chunk', () => {
+    const text = frames('chat').join('');
+    expect(tap('chat', text, true).kept.some((e) => e.data.includes('"usage":{'))).toBe(false);
+    expect(tap('chat', text, false).kept.some((e) => e.data.includes('"usage":{'))).toBe(true);
+    expect(tap('chat', 'data: {"error":{"message":"overloaded"}}\n\n').t.failed).toBe(true);
+  });
+});
