@@ -52,6 +52,11 @@ describe('tokens', () => {
 
   it('marks the account needs_sign_in after a second 401, announces it and keeps it out of rotation', async () => {
     const f = g.fakes.chatgpt;
+    // The event goes to the teams whose keys used the account: wait until the (batched) usage rows are written.
+    for (let i = 0; i < 200; i++) {
+      if ((await g.s.db.query('SELECT 1 FROM usage_records WHERE account_id = $1 LIMIT 1', [ids.chatgpt])).rows.length > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
     f.script({ status: 401 }, { status: 401 });
     const res = await g.chat(MODEL.chatgpt, 'doomed');
     expect(res.status).toBe(503);
