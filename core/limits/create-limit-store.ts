@@ -2,7 +2,13 @@
  * The limit store that matches the counters: Redis when REDIS_URL is set, memory otherwise. One store per counters
  * instance: in a process that runs every role, the proxy (which reserves and settles) and the control plane (which
  * answers GET /api/v1/quota) must read the same memory store.
+ *
+ * On Redis the store has its own connection with auto-pipelining: the reserve and settle scripts of concurrent
+ * calls issued in the same tick go out in one write (still one round trip per call, far fewer syscalls on both
+ * sides), and a command that gets no answer within COMMAND_TIMEOUT_MS fails (the gateway then refuses with 503).
+ * The connection closes when the counters' own connection ends.
  */
+import { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import type { Counters } from '../counters/counters.ts';
 import { RedisCounters } from '../counters/redis-counters.ts';
@@ -10,12 +16,21 @@ import type { LimitStore } from './limit-store.ts';
 import { MemoryLimitStore } from './memory-limit-store.ts';
 import { RedisLimitStore } from './redis-limit-store.ts';
 
+export const COMMAND_TIMEOUT_MS = 2000;
+
 const stores = new WeakMap<Counters, LimitStore>();
+
+function limitsConnection(counters: RedisCounters): Redis {
+  const r = counters.redis.duplicate({ enableAutoPipelining: true, commandTimeout: COMMAND_TIMEOUT_MS });
+  r.on('error', () => {});
+  counters.redis.once('end', () => r.disconnect());
+  return r;
+}
 
 export function createLimitStore(counters: Counters, clock: Clock): LimitStore {
   let store = stores.get(counters);
   if (!store) {
-    store = counters instanceof RedisCounters ? new RedisLimitStore(counters.redis, counters.prefix) : new MemoryLimitStore(clock);
+    store = counters instanceof RedisCounters ? new RedisLimitStore(limitsConnection(counters), counters.prefix) : new MemoryLimitStore(clock);
     stores.set(counters, store);
   }
   return store;

@@ -94,6 +94,33 @@ describe.each(impls)('%s limit store', (_n, made) => {
     if (r.ok) expect(await store.settle(s, r.reservationId, { tokens: 40, dollars: 0.25 })).toEqual({ keyTokens: 940, keyDollars: 2.75, teamTokens: 4040 });
   });
 
+  it('settles several calls of several keys, teams and months at once, in order', async () => {
+    const store = make();
+    const a = subject({ tokensPerMonth: 1000 }, 1000);
+    const b = { ...a, keyId: `k${randomHex(3)}` };
+    const c = subject({});
+    const d = { ...a, month: '2026-12' };
+    const ra = await store.reserve(a, { tokens: 100, dollars: 1 });
+    const rb = await store.reserve(b, { tokens: 100, dollars: 1 });
+    if (!ra.ok || !rb.ok) throw new Error('reserve failed');
+    const totals = await store.settleMany([
+      { subject: a, reservationId: ra.reservationId, actual: { tokens: 10, dollars: 0.1 } },
+      { subject: c, reservationId: '', actual: { tokens: 5, dollars: 0.5 } },
+      { subject: b, reservationId: rb.reservationId, actual: { tokens: 20, dollars: 0.2 } },
+      { subject: d, reservationId: '', actual: { tokens: 1, dollars: 0 } },
+    ]);
+    expect(totals).toEqual([
+      { keyTokens: 10, keyDollars: 0.1, teamTokens: 30 },
+      { keyTokens: 5, keyDollars: 0.5, teamTokens: 5 },
+      { keyTokens: 20, keyDollars: 0.2, teamTokens: 30 },
+      { keyTokens: 1, keyDollars: 0, teamTokens: 1 },
+    ]);
+    expect(await store.spend(a.keyId, a.teamId, a.month)).toMatchObject({ keyTokensInFlight: 0, keyDollarsInFlight: 0, teamTokens: 30 });
+    // Settling a reservation twice releases it once.
+    await store.settle(a, ra.reservationId, { tokens: 0, dollars: 0 });
+    expect((await store.spend(a.keyId, a.teamId, a.month)).keyTokensInFlight).toBe(0);
+  });
+
   it('counts a settle without a reservation (nothing to release)', async () => {
     const store = make();
     const s = subject({});

@@ -48,10 +48,22 @@ export interface Spend extends Totals {
   keyDollarsInFlight: number;
 }
 
+/** One call to settle: its subject, the id its reserve returned ('' when it reserved nothing), its real usage. */
+export interface Settlement {
+  subject: LimitSubject;
+  reservationId: string;
+  actual: Amount;
+}
+
 export interface LimitStore {
   reserve(subject: LimitSubject, estimate: Amount, reservationTtlMs?: number): Promise<ReserveResult>;
   /** Replaces the reservation with the real usage; returns the month's totals after it. */
   settle(subject: LimitSubject, reservationId: string, actual: Amount): Promise<Totals>;
+  /**
+   * settle() for several calls at once (Redis: one script per team and month); totals in the same order, each
+   * with its key's totals after its own settle and its team's total after the whole batch.
+   */
+  settleMany(items: readonly Settlement[]): Promise<Totals[]>;
   spend(keyId: string, teamId: string, month: string): Promise<Spend>;
   /**
    * Raises the month's spent totals to at least the given figures (from usage_records, the source of truth): a

@@ -1,7 +1,7 @@
 /** Limits in this process's memory: the single-node default, with the same semantics as the Redis store. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type ReserveResult, type Spend, type Totals } from './limit-store.ts';
+import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 interface Month {
   tokens: number;
@@ -93,6 +93,13 @@ export class MemoryLimitStore implements LimitStore {
     km.dollars += actual.dollars;
     tm.tokens += actual.tokens;
     return { keyTokens: km.tokens, keyDollars: km.dollars, teamTokens: tm.tokens };
+  }
+
+  async settleMany(items: readonly Settlement[]): Promise<Totals[]> {
+    const out: Totals[] = [];
+    for (const it of items) out.push(await this.settle(it.subject, it.reservationId, it.actual));
+    // As on Redis: the team total is the one after the whole batch.
+    return out.map((t, i) => ({ ...t, teamTokens: this.#month(`team:${items[i].subject.teamId}:${items[i].subject.month}`).tokens }));
   }
 
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {

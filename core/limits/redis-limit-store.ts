@@ -1,37 +1,44 @@
 /**
- * Limits on Redis: one Lua script checks every limit and reserves (one round trip), one settles (one round trip),
- * both on Redis time. All keys of a team share the hash tag {team}, so a Redis Cluster keeps them in one slot.
- * Expired reservations are released by the next reserve of the team.
+ * Limits on Redis: one Lua script checks every limit and reserves (one round trip), one settles (one round trip;
+ * settleMany settles several calls of one team in one script), all on Redis time. All keys of a team share the
+ * hash tag {team}, so a Redis Cluster keeps them in one slot.
+ *
+ * Layout under `<prefix>lim:{team}:`:
+ *   k:<key>:rpm, k:<key>:rpd   sorted sets, one member per admitted call scored by its Redis time (sliding windows)
+ *   k:<key>:m:<YYYY-MM>        hash: t = tokens spent, d = dollars spent, it / id = tokens / dollars in flight
+ *   t:m:<YYYY-MM>              hash: t = team tokens spent, it = team tokens in flight
+ *   res                        sorted set of reservations scored by expiry; the member carries what to release:
+ *                              `<uuid>|<key>|<month>|<tokens>|<dollars>` (it is the reservation id callers get back)
+ * Expired reservations (a node died mid-call) are released by the next reserve of the team. A settle whose
+ * reservation already expired only adds the real usage.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type LimitSubject, type ReserveResult, type Spend, type Totals } from './limit-store.ts';
+import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type LimitSubject, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 const MONTH_TTL_S = 40 * 86400;
 
-const RELEASE_EXPIRED = `
-local function release(id)
-  local v = redis.call('HGET', KEYS[6], id)
-  if v then
-    local km, tm, tok, dol = string.match(v, '^(.-)|(.-)|(.-)|(.-)$')
-    redis.call('HINCRBYFLOAT', km, 'it', -tonumber(tok))
-    redis.call('HINCRBYFLOAT', km, 'id', -tonumber(dol))
-    redis.call('HINCRBYFLOAT', tm, 'it', -tonumber(tok))
-    redis.call('HDEL', KEYS[6], id)
-  end
-  redis.call('ZREM', KEYS[5], id)
+// Releases a reservation member (in-flight figures back) if it is still there; `base` is `<prefix>lim:{team}:`.
+const RELEASE = `
+local function release(base, member)
+  if redis.call('ZREM', base .. 'res', member) == 0 then return end
+  local _, key, month, tok, dol = string.match(member, '^(.-)|(.-)|(.-)|(.-)|(.-)$')
+  local km = base .. 'k:' .. key .. ':m:' .. month
+  redis.call('HINCRBYFLOAT', km, 'it', -tonumber(tok))
+  redis.call('HINCRBYFLOAT', km, 'id', -tonumber(dol))
+  redis.call('HINCRBYFLOAT', base .. 't:m:' .. month, 'it', -tonumber(tok))
 end
 `;
 
-// KEYS: 1 rpm zset, 2 rpd zset, 3 key month hash, 4 team month hash, 5 reservation expiries, 6 reservations
-// ARGV: rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation id, ttl ms
+// KEYS: 1 rpm zset, 2 rpd zset, 3 key month hash, 4 team month hash, 5 reservations zset
+// ARGV: rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation member, ttl ms, base
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-${RELEASE_EXPIRED}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do release(id) end
+${RELEASE}
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now, 'LIMIT', 0, 100)) do release(ARGV[10], m) end
 local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local estT, estD, rid, ttl = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
+local estT, estD = tonumber(ARGV[6]), tonumber(ARGV[7])
 local function window(key, limit, span, code)
   if limit < 0 then return nil end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - span)
@@ -44,34 +51,44 @@ local function window(key, limit, span, code)
 end
 local r = window(KEYS[1], rpmL, 60000, 'key_requests_per_minute') or window(KEYS[2], rpdL, 86400000, 'key_requests_per_day')
 if r then return r end
-local function num(k, f) return tonumber(redis.call('HGET', k, f) or '0') end
-local kt, kd, kit, kid = num(KEYS[3], 't'), num(KEYS[3], 'd'), num(KEYS[3], 'it'), num(KEYS[3], 'id')
+local k = redis.call('HMGET', KEYS[3], 't', 'd', 'it', 'id')
+local kt, kd, kit, kid = tonumber(k[1] or '0'), tonumber(k[2] or '0'), tonumber(k[3] or '0'), tonumber(k[4] or '0')
 if tokL >= 0 and kt + kit + estT > tokL then return {0, 'key_tokens_per_month', tostring(tokL), tostring(kt), '0'} end
 if dolL >= 0 and kd + kid + estD > dolL then return {0, 'key_dollars_per_month', tostring(dolL), tostring(kd), '0'} end
-local tt, tit = num(KEYS[4], 't'), num(KEYS[4], 'it')
+local tm = redis.call('HMGET', KEYS[4], 't', 'it')
+local tt, tit = tonumber(tm[1] or '0'), tonumber(tm[2] or '0')
 if teamL >= 0 and tt + tit + estT > teamL then return {0, 'team_ai_tokens', tostring(teamL), tostring(tt), '0'} end
-if rpmL >= 0 then redis.call('ZADD', KEYS[1], now, rid); redis.call('PEXPIRE', KEYS[1], 60000) end
-if rpdL >= 0 then redis.call('ZADD', KEYS[2], now, rid); redis.call('PEXPIRE', KEYS[2], 86400000) end
+if rpmL >= 0 then redis.call('ZADD', KEYS[1], now, ARGV[8]); redis.call('PEXPIRE', KEYS[1], 60000) end
+if rpdL >= 0 then redis.call('ZADD', KEYS[2], now, ARGV[8]); redis.call('PEXPIRE', KEYS[2], 86400000) end
 redis.call('HINCRBYFLOAT', KEYS[3], 'it', estT)
 redis.call('HINCRBYFLOAT', KEYS[3], 'id', estD)
 redis.call('HINCRBYFLOAT', KEYS[4], 'it', estT)
-redis.call('EXPIRE', KEYS[3], ${MONTH_TTL_S})
-redis.call('EXPIRE', KEYS[4], ${MONTH_TTL_S})
-redis.call('ZADD', KEYS[5], now + ttl, rid)
-redis.call('HSET', KEYS[6], rid, KEYS[3] .. '|' .. KEYS[4] .. '|' .. ARGV[6] .. '|' .. ARGV[7])
-return {1, rid}`;
+-- A month hash gets its expiry with its first settle; set it here only while it has none.
+if not k[1] then redis.call('EXPIRE', KEYS[3], ${MONTH_TTL_S}) end
+if not tm[1] then redis.call('EXPIRE', KEYS[4], ${MONTH_TTL_S}) end
+redis.call('ZADD', KEYS[5], now + tonumber(ARGV[9]), ARGV[8])
+return {1, ARGV[8]}`;
 
-// KEYS: 1-4 unused slots kept aligned with RESERVE, 5 reservation expiries, 6 reservations, 7 key month, 8 team month
-// ARGV: reservation id, actual tokens, actual dollars
+// Settles n calls of one team and month. KEYS: 1 team month hash, 2..n+1 key month hashes.
+// ARGV: base, then per call: reservation member ('' = none), tokens, dollars.
+// Returns per call {key tokens, key dollars} and, last, the team tokens.
 const SETTLE = `
-${RELEASE_EXPIRED}
-release(ARGV[1])
-redis.call('HINCRBYFLOAT', KEYS[7], 't', ARGV[2])
-redis.call('HINCRBYFLOAT', KEYS[7], 'd', ARGV[3])
-redis.call('HINCRBYFLOAT', KEYS[8], 't', ARGV[2])
-redis.call('EXPIRE', KEYS[7], ${MONTH_TTL_S})
-redis.call('EXPIRE', KEYS[8], ${MONTH_TTL_S})
-return {redis.call('HGET', KEYS[7], 't'), redis.call('HGET', KEYS[7], 'd'), redis.call('HGET', KEYS[8], 't')}`;
+${RELEASE}
+local base = ARGV[1]
+local out = {}
+for i = 2, #KEYS do
+  local a = 2 + (i - 2) * 3
+  if ARGV[a] ~= '' then release(base, ARGV[a]) end
+  local kt = redis.call('HINCRBYFLOAT', KEYS[i], 't', ARGV[a + 1])
+  local kd = redis.call('HINCRBYFLOAT', KEYS[i], 'd', ARGV[a + 2])
+  redis.call('HINCRBYFLOAT', KEYS[1], 't', ARGV[a + 1])
+  redis.call('EXPIRE', KEYS[i], ${MONTH_TTL_S})
+  out[#out + 1] = kt
+  out[#out + 1] = kd
+end
+redis.call('EXPIRE', KEYS[1], ${MONTH_TTL_S})
+out[#out + 1] = redis.call('HGET', KEYS[1], 't')
+return out`;
 
 // KEYS: 1 key month, 2 team month. ARGV: key tokens, key dollars, team tokens. Raises, never lowers.
 const SEED = `
@@ -86,6 +103,7 @@ redis.call('EXPIRE', KEYS[2], ${MONTH_TTL_S})
 return 1`;
 
 const none = (n: number | undefined) => (n === undefined ? -1 : n);
+type Script = (...a: (string | number)[]) => Promise<string[]>;
 
 export class RedisLimitStore implements LimitStore {
   #redis: Redis;
@@ -94,42 +112,66 @@ export class RedisLimitStore implements LimitStore {
   constructor(redis: Redis, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#redis.defineCommand('svcReserve', { numberOfKeys: 6, lua: RESERVE });
-    this.#redis.defineCommand('svcSettle', { numberOfKeys: 8, lua: SETTLE });
-    this.#redis.defineCommand('svcSeed', { numberOfKeys: 2, lua: SEED });
+    this.#redis.defineCommand('svcLimitReserve', { numberOfKeys: 5, lua: RESERVE });
+    this.#redis.defineCommand('svcLimitSeed', { numberOfKeys: 2, lua: SEED });
+    this.#redis.defineCommand('svcLimitSettle', { lua: SETTLE });
   }
 
-  #keys(keyId: string, teamId: string, month: string): string[] {
-    const base = `${this.#prefix}lim:{${teamId}}`;
-    return [`${base}:k:${keyId}:rpm`, `${base}:k:${keyId}:rpd`, `${base}:k:${keyId}:m:${month}`, `${base}:t:m:${month}`, `${base}:res`, `${base}:resv`];
+  #run(name: string, ...args: (string | number)[]): Promise<string[]> {
+    return ((this.#redis as unknown as Record<string, Script>)[name]).call(this.#redis, ...args);
+  }
+
+  #base(teamId: string): string {
+    return `${this.#prefix}lim:{${teamId}}:`;
   }
 
   async reserve(s: LimitSubject, est: Amount, ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult> {
-    const run = (this.#redis as unknown as { svcReserve: (...a: (string | number)[]) => Promise<string[]> }).svcReserve;
-    const r = await run.call(this.#redis, ...this.#keys(s.keyId, s.teamId, s.month),
+    const base = this.#base(s.teamId);
+    const k = `${base}k:${s.keyId}`;
+    const member = `${randomUUID()}|${s.keyId}|${s.month}|${est.tokens}|${est.dollars}`;
+    const r = await this.#run('svcLimitReserve', `${k}:rpm`, `${k}:rpd`, `${k}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`,
       none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
-      est.tokens, est.dollars, randomUUID(), ttlMs);
+      est.tokens, est.dollars, member, ttlMs, base);
     if (Number(r[0]) === 1) return { ok: true, reservationId: String(r[1]) };
     return { ok: false, code: r[1] as LimitCode, limit: Number(r[2]), used: Number(r[3]), retryAfterMs: Number(r[4]) };
   }
 
   async settle(s: LimitSubject, reservationId: string, actual: Amount): Promise<Totals> {
-    const keys = this.#keys(s.keyId, s.teamId, s.month);
-    const run = (this.#redis as unknown as { svcSettle: (...a: (string | number)[]) => Promise<string[]> }).svcSettle;
-    const r = await run.call(this.#redis, ...keys, keys[2], keys[3], reservationId, actual.tokens, actual.dollars);
-    return { keyTokens: Number(r[0] ?? 0), keyDollars: Number(r[1] ?? 0), teamTokens: Number(r[2] ?? 0) };
+    return (await this.settleMany([{ subject: s, reservationId, actual }]))[0];
+  }
+
+  async settleMany(items: readonly Settlement[]): Promise<Totals[]> {
+    const out: Totals[] = new Array(items.length);
+    // One script per team and month (a script's keys must share the team's hash slot).
+    const groups = new Map<string, number[]>();
+    items.forEach((it, i) => {
+      const g = `${it.subject.teamId}\n${it.subject.month}`;
+      const list = groups.get(g);
+      if (list) list.push(i);
+      else groups.set(g, [i]);
+    });
+    await Promise.all([...groups.values()].map(async (idx) => {
+      const first = items[idx[0]].subject;
+      const base = this.#base(first.teamId);
+      const keys = [`${base}t:m:${first.month}`, ...idx.map((i) => `${base}k:${items[i].subject.keyId}:m:${first.month}`)];
+      const args: (string | number)[] = [base];
+      for (const i of idx) args.push(items[i].reservationId, items[i].actual.tokens, items[i].actual.dollars);
+      const r = await this.#run('svcLimitSettle', keys.length, ...keys, ...args);
+      const team = Number(r[r.length - 1] ?? 0);
+      idx.forEach((i, j) => (out[i] = { keyTokens: Number(r[2 * j]), keyDollars: Number(r[2 * j + 1]), teamTokens: team }));
+    }));
+    return out;
   }
 
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
-    const [, , km, tm] = this.#keys(s.keyId, s.teamId, s.month);
-    const run = (this.#redis as unknown as { svcSeed: (...a: (string | number)[]) => Promise<number> }).svcSeed;
-    await run.call(this.#redis, km, tm, key.tokens, key.dollars, teamTokens);
+    const base = this.#base(s.teamId);
+    await this.#run('svcLimitSeed', `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, key.tokens, key.dollars, teamTokens);
   }
 
   async spend(keyId: string, teamId: string, month: string): Promise<Spend> {
-    const [, , km, tm] = this.#keys(keyId, teamId, month);
-    const [k, t] = await Promise.all([this.#redis.hgetall(km), this.#redis.hgetall(tm)]);
-    const n = (v: string | undefined) => Number(v ?? 0);
-    return { keyTokens: n(k.t), keyDollars: n(k.d), teamTokens: n(t.t), keyTokensInFlight: Math.max(0, n(k.it)), keyDollarsInFlight: Math.max(0, n(k.id)) };
+    const base = this.#base(teamId);
+    const [k, t] = await Promise.all([this.#redis.hmget(`${base}k:${keyId}:m:${month}`, 't', 'd', 'it', 'id'), this.#redis.hget(`${base}t:m:${month}`, 't')]);
+    const n = (v: string | null | undefined) => Number(v ?? 0);
+    return { keyTokens: n(k[0]), keyDollars: n(k[1]), teamTokens: n(t), keyTokensInFlight: Math.max(0, n(k[2])), keyDollarsInFlight: Math.max(0, n(k[3])) };
   }
 }

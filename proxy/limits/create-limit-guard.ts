@@ -9,6 +9,7 @@ import { ServerTime } from '../../core/limits/server-time.ts';
 import { BudgetAlerts } from './budget-alerts.ts';
 import { CallBodyWriter, type CallBodyWriterOptions } from './call-body-writer.ts';
 import { KeyLimitGuard } from './key-limit-guard.ts';
+import { SettleBatcher } from './settle-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
 
 export interface Limits {
@@ -16,6 +17,7 @@ export interface Limits {
   time: ServerTime;
   alerts: BudgetAlerts;
   bodies: CallBodyWriter;
+  settles: SettleBatcher;
   start(): Promise<void>;
   drain(): Promise<void>;
 }
@@ -26,15 +28,17 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   const alerts = new BudgetAlerts(ctx);
   const bodies = new CallBodyWriter(ctx.db, ctx.log, opts.bodies);
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
-  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, reserveTimeoutMs: opts.reserveTimeoutMs });
+  const settles = new SettleBatcher(store, ctx.log);
+  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, settles, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
-    guard, time, alerts, bodies,
+    guard, time, alerts, bodies, settles,
     start: async () => {
       await time.start();
       if (time.measuredAt === 0) ctx.log.warn('the counters clock could not be read at start; months use this node\'s clock until the next try');
     },
     drain: async () => {
       time.stop();
+      await settles.drain();
       await Promise.allSettled([...alerts.pending]);
       await bodies.drain();
     },

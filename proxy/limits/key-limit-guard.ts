@@ -3,8 +3,8 @@
  *
  * A call of a key with any limit (requests per minute or day, tokens or dollars per month) or of a team with
  * `ai.tokens` is metered: one atomic reserve in the limit store before the upstream call (Redis: one round trip,
- * all limits checked and the estimate reserved on Redis time), one settle after it (one round trip: the
- * reservation is replaced by the real usage). Everything else needed is cached: the key's limits come with the
+ * all limits checked and the estimate reserved on Redis time), one settle after it (the reservation is replaced by
+ * the real usage; settles of concurrent calls share one round trip, settle-batcher.ts). Everything else needed is cached: the key's limits come with the
  * cached key record, the team's through a LookupCache on TEAM_LIMITS_CACHE, price overrides through PRICES_CACHE.
  * A call of an unmetered key touches no counters at all.
  *
@@ -30,6 +30,7 @@ import type { CallBodyWriter } from './call-body-writer.ts';
 import { estimateCall } from './call-estimate.ts';
 import { limitRefusal, unpricedRefusal } from './limit-refusal.ts';
 import type { AdmitRequest, CallAnswer, LimitGuard, LimitTicket } from './limit-guard.ts';
+import type { SettleBatcher } from './settle-batcher.ts';
 import { SeedSkipped, type SpendSeeder } from './spend-seeder.ts';
 
 export interface KeyLimitGuardParts {
@@ -38,6 +39,7 @@ export interface KeyLimitGuardParts {
   seeder: SpendSeeder;
   alerts: BudgetAlerts;
   bodies: CallBodyWriter;
+  settles: SettleBatcher;
   /** A reserve that takes longer is treated as counters down (503). */
   reserveTimeoutMs?: number;
 }
@@ -139,9 +141,6 @@ export class KeyLimitGuard implements LimitGuard {
   }
 
   #settle(key: GatewayKey, subject: LimitSubject, reservationId: string, record: UsageRecord): void {
-    this.#p.store.settle(subject, reservationId, { tokens: tokensOf(record), dollars: record.costUsd }).then(
-      (totals) => this.#p.alerts.check(key, subject, totals),
-      (err) => this.#ctx.log.warn({ err, key: key.id }, 'usage could not be settled in the limit counters; the reservation expires and the next seed catches up'),
-    );
+    this.#p.settles.settle({ subject, reservationId, actual: { tokens: tokensOf(record), dollars: record.costUsd } }, (totals) => this.#p.alerts.check(key, subject, totals));
   }
 }
