@@ -19,6 +19,7 @@ export interface ReportInput {
   rounds: number;
   durationMs: number;
   concurrency: number;
+  nodeOptions?: string;
   date: string;
 }
 
@@ -35,7 +36,7 @@ export function renderReport(r: ReportInput): string {
   const lines: string[] = [];
   lines.push('## Gateway', '');
   lines.push(`Measured ${r.date} with \`npm run bench -- gateway\`: ${r.rounds} rounds of ${r.durationMs / 1000} s per target at concurrency ${r.concurrency}, targets alternating within each round.`);
-  lines.push(`Machine: ${r.machine}.`, '');
+  lines.push(`Machine: ${r.machine}.${r.nodeOptions ? ` Gateway started with NODE_OPTIONS="${r.nodeOptions}".` : ''}`, '');
   lines.push('Medians over the rounds, with the range (min–max) in parentheses. Latency is until the last byte; TTFB is until the first body byte; CPU is the server process\'s user+system time per request (for "direct", the fake upstream\'s own).', '');
   for (const stream of [false, true]) {
     lines.push(`### ${stream ? 'Streamed (SSE, 10 text deltas)' : 'JSON (non-streamed)'}`, '');

@@ -6,7 +6,8 @@
  * The gateway runs as its own `--role proxy` process (set up first by a short-lived `--role all` process on the
  * same database): Postgres from DATABASE_URL in a fresh database, else the embedded one in a temporary directory.
  *
- * Options: --rounds N (3), --seconds S per run (4), --concurrency C (50), --write (update docs/performance.md).
+ * Options: --rounds N (3), --seconds S per run (4), --concurrency C (50), --node-options "<flags>" (NODE_OPTIONS of
+ * the gateway process, e.g. "--max-semi-space-size=2"), --write (update docs/performance.md).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,11 @@ const SECRET = `bench-secret-${randomHex(16)}`;
 function opt(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
+}
+
+function optText(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
 }
 
 async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -84,7 +90,8 @@ export const suite: BenchSuite = {
       const bare = await startChild(['bench/bare-proxy.ts', '0', upstreamUrl]);
       children.push(bare);
       const key = await setUp(env, upstreamUrl);
-      const gateway = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0' }, 120_000);
+      const nodeOptions = optText(args, 'node-options');
+      const gateway = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, 120_000);
       children.push(gateway);
       const chatBody = (model: string, stream: boolean) => JSON.stringify({ model, stream, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Tell me about foxes.' }] });
       const targets = [
@@ -122,7 +129,7 @@ export const suite: BenchSuite = {
       }
       const rss = { gateway: peakRssMb(gateway.pid), bare: peakRssMb(bare.pid), held: heldRss, heldStreams: held.requests };
       const machine = await describeMachine(databaseUrl, process.env.REDIS_URL);
-      const report = renderReport({ samples, rss, machine, rounds, durationMs, concurrency, date: new Date().toISOString().slice(0, 10) });
+      const report = renderReport({ samples, rss, machine, rounds, durationMs, concurrency, nodeOptions, date: new Date().toISOString().slice(0, 10) });
       process.stdout.write(`\n${report}\n`);
       if (args.includes('--write')) writeSection(report);
     } finally {

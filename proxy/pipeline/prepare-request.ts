@@ -14,7 +14,7 @@ import type { Conversation, StyleName } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import type { GatewayCall } from './gateway-call.ts';
-import { addTopLevelField, replaceTopLevelValue } from './rewrite-json-body.ts';
+import { addTopLevelBytes, addTopLevelField, replaceTopLevelValue } from './rewrite-json-body.ts';
 
 export interface PreparedRequest {
   same: boolean;
@@ -29,6 +29,7 @@ export interface PreparedRequest {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEEP_HEADERS = ['anthropic-version', 'anthropic-beta'];
+const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
 
 export class RequestPreparer {
   #call: GatewayCall;
@@ -67,21 +68,22 @@ export class RequestPreparer {
   #same(model: string, account: UpstreamAccount, path: string): PreparedRequest {
     const call = this.#call;
     let text: string | undefined;
+    let body: Buffer | undefined;
     // The generative-language style names the model in the path; the others in the body.
     if (model !== call.model && call.clientStyle !== 'generative') text = replaceTopLevelValue(call.raw.toString('utf8'), 'model', model);
     const hideUsageChunk = call.clientStyle === 'chat' && call.stream && !call.includeUsage && call.op === 'generate';
     if (hideUsageChunk) {
       const so = call.body.stream_options;
-      text ??= call.raw.toString('utf8');
-      text = so === undefined || so === null
-        ? addTopLevelField(text, 'stream_options', { include_usage: true })
-        : replaceTopLevelValue(text, 'stream_options', { ...(so as object), include_usage: true });
+      if (so !== undefined && so !== null) {
+        text = replaceTopLevelValue(text ?? call.raw.toString('utf8'), 'stream_options', { ...(so as object), include_usage: true });
+      } else if (text !== undefined) text = addTopLevelField(text, 'stream_options', { include_usage: true });
+      else body = addTopLevelBytes(call.raw, INCLUDE_USAGE);
     }
     let headers: Record<string, string> = JSON_HEADERS;
     for (const name of KEEP_HEADERS) {
       const v = call.headers[name];
       if (typeof v === 'string') headers = { ...headers, [name]: v };
     }
-    return { same: true, upstreamStyle: account.style, path, headers, body: text ?? call.raw, warnings: [], hideUsageChunk };
+    return { same: true, upstreamStyle: account.style, path, headers, body: text ?? body ?? call.raw, warnings: [], hideUsageChunk };
   }
 }

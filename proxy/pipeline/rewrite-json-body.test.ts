@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTopLevelField, replaceTopLevelValue, topLevelValueSpan } from './rewrite-json-body.ts';
+import { addTopLevelBytes, addTopLevelField, replaceTopLevelValue, topLevelValueSpan } from './rewrite-json-body.ts';
 
 describe('byte-preserving body edits', () => {
   it('replaces only the top-level model, keeping every other byte', () => {
@@ -21,5 +21,8 @@ describe('byte-preserving body edits', () => {
   it('adds a first member to empty and non-empty objects', () => {
     expect(JSON.parse(addTopLevelField('{"stream":true}', 'stream_options', { include_usage: true }))).toEqual({ stream_options: { include_usage: true }, stream: true });
     expect(JSON.parse(addTopLevelField(' { } ', 'a', 1))).toEqual({ a: 1 });
+    const member = Buffer.from('"a":1');
+    expect(addTopLevelBytes(Buffer.from('{"b":2}'), member).toString()).toBe('{"a":1,"b":2}');
+    expect(addTopLevelBytes(Buffer.from(' {\n } '), member).toString()).toBe(' {"a":1\n } ');
   });
 });

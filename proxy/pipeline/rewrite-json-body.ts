@@ -48,6 +48,18 @@ export function addTopLevelField(text: string, key: string, value: unknown): str
   return `${text.slice(0, open + 1)}${JSON.stringify(key)}:${JSON.stringify(value)}${empty ? '' : ','}${rest}`;
 }
 
+/** addTopLevelField on bytes: `member` (a `"key":value` text) becomes the first member of the object. */
+export function addTopLevelBytes(raw: Buffer, member: Buffer): Buffer {
+  const open = raw.indexOf(123 /* { */);
+  if (open < 0) return raw;
+  let j = open + 1;
+  while (j < raw.length && isSpace(raw[j])) j++;
+  const empty = raw[j] === 125; /* } */
+  return Buffer.concat([raw.subarray(0, open + 1), member, ...(empty ? [] : [COMMA]), raw.subarray(open + 1)]);
+}
+
+const COMMA = Buffer.from(',');
+
 function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }

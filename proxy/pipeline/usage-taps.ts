@@ -58,12 +58,13 @@ class ChatTap implements UsageTap {
       this.#done = true;
       return true;
     }
-    if (ev.event === 'error' || ERROR_START.test(d)) {
+    // Cheap substring checks first; the regular expressions only confirm the rare hits.
+    if (ev.event === 'error' || (d.includes('"error"') && ERROR_START.test(d))) {
       this.failed = true;
       return true;
     }
-    if (!this.#finish && CHAT_FINISH.test(d)) this.#finish = true;
-    if (CHAT_USAGE.test(d)) {
+    if (!this.#finish && d.includes('"finish_reason"') && CHAT_FINISH.test(d)) this.#finish = true;
+    if (d.includes('"usage"') && CHAT_USAGE.test(d)) {
       const chunk = parse(d);
       if (chunk && typeof chunk.usage === 'object' && chunk.usage !== null) {
         this.#usage = decodeChatUsage(chunk.usage as never);
@@ -117,7 +118,7 @@ class GenerativeTap implements UsageTap {
 
   push(ev: SseEvent): boolean {
     const d = ev.data;
-    if (ERROR_START.test(d)) this.failed = true;
+    if (d.includes('"error"') && ERROR_START.test(d)) this.failed = true;
     else {
       // usageMetadata is cumulative: keep the last frame that has it, parse it once at the end.
       if (d.includes('"usageMetadata"')) this.#last = d;

@@ -12,7 +12,7 @@ function run(chunks: string[]): string {
   const step = (events: ReturnType<SseParser['feed']>, bytes: Buffer | undefined) => {
     const dropped = events.filter((e) => e.data.includes('"usage"'));
     if (bytes === undefined) return;
-    out += dropped.length ? cutEvents(bytes, dropped) : bytes.toString();
+    out += dropped.length ? cutEvents(bytes, dropped)?.toString() : bytes.toString();
   };
   for (const c of chunks) {
     const b = Buffer.from(c);

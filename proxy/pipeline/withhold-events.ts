@@ -46,16 +46,16 @@ export class EventWithholder {
 }
 
 /** `released` without the frames of `dropped`, or undefined when a frame is not found verbatim. */
-export function cutEvents(released: Buffer, dropped: readonly SseEvent[]): string | undefined {
-  let text = released.toString('utf8');
+export function cutEvents(released: Buffer, dropped: readonly SseEvent[]): Buffer | undefined {
+  let buf = released;
   for (const ev of dropped) {
     if (ev.event !== undefined || ev.data.includes('\n')) return undefined;
-    const frame = `data: ${ev.data}`;
-    const at = text.indexOf(frame);
+    const frame = Buffer.from(`data: ${ev.data}`);
+    const at = buf.indexOf(frame);
     if (at < 0) return undefined;
     let end = at + frame.length;
-    while (end < text.length && (text.charCodeAt(end) === 10 || text.charCodeAt(end) === 13)) end++;
-    text = text.slice(0, at) + text.slice(end);
+    while (end < buf.length && (buf[end] === 10 || buf[end] === 13)) end++;
+    buf = Buffer.concat([buf.subarray(0, at), buf.subarray(end)]);
   }
-  return text;
+  return buf;
 }
