@@ -3,6 +3,7 @@
  * message that names it. Everything else reads the typed Config, never process.env.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseProfileOverrides, type ProfileOverrides } from './ai/provider-profiles.ts';
 
@@ -33,6 +34,8 @@ export interface Config {
   ingestQueueBytes: number;
   ingestBatchSize: number;
   ingestFlushMs: number;
+  /** Worker threads that prepare events (scrub, normalise, group); 0 = on the main thread. */
+  ingestWorkers: number;
 }
 
 export class ConfigError extends Error {
@@ -127,5 +130,6 @@ export function loadConfig(env: Env = process.env): Config {
     ingestQueueBytes: int(env, 'SVC_INGEST_QUEUE_BYTES', 32 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ingestBatchSize: int(env, 'SVC_INGEST_BATCH_SIZE', 500, 1, 10_000),
     ingestFlushMs: int(env, 'SVC_INGEST_FLUSH_MS', 5, 0, 60_000),
+    ingestWorkers: int(env, 'SVC_INGEST_WORKERS', availableParallelism() > 1 ? 1 : 0, 0, 64),
   };
 }

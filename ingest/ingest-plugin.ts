@@ -22,6 +22,7 @@ import { receiveStore } from './receive-store.ts';
 import { reportingScriptRoute } from './reporting-script/reporting-script-route.ts';
 import { BatchWriter, type WriterOptions } from './writer/batch-writer.ts';
 import { createWriteBatch } from './writer/write-batch.ts';
+import { PreparePool } from './writer/prepare-pool.ts';
 
 export interface Ingest {
   plugin(app: FastifyInstance): Promise<void>;
@@ -32,7 +33,8 @@ export interface Ingest {
 export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = {}): Ingest {
   const lookup = new ProjectLookup(ctx);
   const outcomes = new OutcomeCounter();
-  const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx), {
+  const pool = new PreparePool(ctx.config.ingestWorkers, ctx.log);
+  const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx, pool), {
     maxEvents: ctx.config.ingestQueueEvents,
     maxBytes: ctx.config.ingestQueueBytes,
     batchSize: ctx.config.ingestBatchSize,
@@ -45,6 +47,7 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
   const deps: IngestDeps = { ctx, lookup, limiter, outcomes, writer };
   const drain = async () => {
     await writer.drain();
+    await pool.close();
     await limiter.flush();
   };
   return { plugin: (app) => ingestRoutes(app, deps), drain, deps };

@@ -50,7 +50,8 @@ export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Pro
   for (const c of items) if (c.type === 'client_report') recordClientReport(deps, project.id, now, c);
 
   if (event && eventItem) {
-    const queued = { eventId: event.eventId, payload: event.payload, receivedAt: now, clientIp: req.clientIp };
+    // A copy of the event's bytes: the rest of the (possibly large) body is not kept alive by the queue.
+    const queued = { eventId: event.eventId, payload: Buffer.from(eventItem.item.payload), receivedAt: now, clientIp: req.clientIp };
     const sentAt = envelope.headers.sent_at;
     await admitEvent(deps, project, sentAt !== undefined ? { ...queued, sentAt } : queued, eventItem.item.payload.length, items);
   }

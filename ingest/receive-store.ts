@@ -21,11 +21,10 @@ export async function receiveStore(deps: IngestDeps, req: IngestRequest): Promis
   const now = deps.ctx.clock.now();
 
   let event: EventPayload;
-  let size: number;
+  let json: Buffer;
   try {
     const inflated = await decompressBody(req.body, headerValue(req.headers['content-encoding']), EVENT_MAX_BYTES, 'event_too_large');
-    const json = await decodeLegacyStoreBody(inflated, EVENT_MAX_BYTES);
-    size = json.length;
+    json = await decodeLegacyStoreBody(inflated, EVENT_MAX_BYTES);
     event = readEventPayload(json);
   } catch (e) {
     deps.outcomes.add(project.id, now, invalidFromError(e), 'error');
@@ -34,7 +33,7 @@ export async function receiveStore(deps: IngestDeps, req: IngestRequest): Promis
   const kind = classifyStoreEvent(event.payload);
   if (kind.keep) {
     const items = [{ category: kind.category, quantity: 1 }];
-    await admitEvent(deps, project, { eventId: event.eventId, payload: event.payload, receivedAt: now, clientIp: req.clientIp }, size, items);
+    await admitEvent(deps, project, { eventId: event.eventId, payload: json, receivedAt: now, clientIp: req.clientIp }, json.length, items);
   }
   deps.outcomes.add(project.id, now, kind.outcome, kind.category);
   return { id: event.eventId };

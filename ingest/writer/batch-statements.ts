@@ -49,30 +49,21 @@ export async function issueIds(q: Queryable, keys: Array<{ project_id: number; f
   return r.rows;
 }
 
-export interface EventRow {
-  project_id: number;
-  event_id: string;
-  issue_id: string;
-  timestamp: string;
-  received_at: string;
-  level: string;
-  release: string | null;
-  environment: string | null;
-  title: string;
-  data: Record<string, unknown>;
-}
-
-/** Inserts the events; a repeated (project, event_id) is skipped. Returns the keys actually inserted. */
-export async function insertEvents(q: Queryable, rows: EventRow[]): Promise<Set<string>> {
+/**
+ * Inserts the events (rows from prepare-batch.ts, each naming its issue by fingerprint: the issues exist by now);
+ * a repeated (project, event_id) is skipped. Returns the keys actually inserted.
+ */
+export async function insertEvents(q: Queryable, rowsJson: string): Promise<Set<string>> {
   const r = await q.query<{ project_id: number; event_id: string }>(
     `INSERT INTO events (project_id, event_id, issue_id, timestamp, received_at, level, release, environment, title, data)
-     SELECT x.project_id, x.event_id, x.issue_id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data
-     FROM jsonb_to_recordset($1::jsonb) AS x(project_id bigint, event_id text, issue_id text, timestamp timestamptz,
+     SELECT x.project_id, x.event_id, i.id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data
+     FROM jsonb_to_recordset($1::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
        received_at timestamptz, level text, release text, environment text, title text, data jsonb)
+     JOIN issues i ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint
      ORDER BY x.project_id, x.event_id
      ON CONFLICT (project_id, event_id) DO NOTHING
      RETURNING project_id, event_id`,
-    [jsonParam(rows)],
+    [rowsJson],
   );
   return new Set(r.rows.map((e) => eventKey(e.project_id, e.event_id)));
 }

@@ -11,7 +11,7 @@ const project = { id: 1 } as IngestProject;
 const OPTS: WriterOptions = { maxEvents: 10, maxBytes: 1_000_000, batchSize: 4, flushMs: 5, concurrency: 1, drainTimeoutMs: 2000 };
 
 function event(i: number): QueuedEvent {
-  return { project, eventId: String(i).padStart(32, '0'), payload: { i }, receivedAt: 0, bytes: 0 };
+  return { project, eventId: String(i).padStart(32, '0'), payload: Buffer.from('{}'), receivedAt: 0, bytes: 0 };
 }
 
 function writer(write: WriteBatch, opts: Partial<WriterOptions> = {}, outcomes = new OutcomeCounter()) {
@@ -26,7 +26,7 @@ describe('BatchWriter', () => {
   it('writes in batches of at most batchSize, in order, and drains the rest', async () => {
     const batches: number[][] = [];
     const w = writer(async (events) => {
-      batches.push(events.map((e) => e.payload.i as number));
+      batches.push(events.map((e) => Number(e.eventId)));
       await new Promise((r) => setTimeout(r, 10));
     });
     for (let i = 0; i < 10; i++) push(w, i);
@@ -57,7 +57,7 @@ describe('BatchWriter', () => {
     const w = writer(async (events) => {
       calls += 1;
       if (calls <= 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
-      written.push(...events.map((e) => e.payload.i as number));
+      written.push(...events.map((e) => Number(e.eventId)));
     });
     for (let i = 0; i < 3; i++) push(w, i);
     await w.drain();
@@ -68,8 +68,8 @@ describe('BatchWriter', () => {
   it('isolates an event that always fails and writes the others', async () => {
     const written: number[] = [];
     const w = writer(async (events) => {
-      if (events.some((e) => e.payload.i === 2)) throw new Error('invalid input');
-      written.push(...events.map((e) => e.payload.i as number));
+      if (events.some((e) => Number(e.eventId) === 2)) throw new Error('invalid input');
+      written.push(...events.map((e) => Number(e.eventId)));
     });
     for (let i = 0; i < 4; i++) push(w, i);
     await w.drain();

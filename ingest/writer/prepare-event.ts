@@ -1,56 +1,87 @@
 /**
- * The CPU part of writing an event, done by the writer before its transaction: scrub (the built-in keys plus the
- * project's own), normalise, group, and hash the person. The fast path did none of this (STYLE.md a.9).
+ * The CPU part of writing an event, done off the fast path (STYLE.md a.9), in a worker thread when there is one:
+ * parse, scrub (the built-in keys plus the project's own), normalise, group, and hash the person. Pure.
+ *
+ * It yields what the writer's transaction needs to group events into issues (PreparedMeta) and the row to insert
+ * into events (EventRow: the issue is joined in SQL by fingerprint, so the row needs no issue id).
  */
 import { fingerprintEvent } from '../lib/fingerprint-event.ts';
 import { normalizeEvent } from '../lib/normalize-event.ts';
+import { parseEventPayload } from '../lib/parse-event-payload.ts';
 import { peopleHash } from '../lib/people-hash.ts';
 import { scrubEvent } from '../lib/scrub-event.ts';
-import type { IngestProject } from '../project-lookup.ts';
-import type { QueuedEvent } from './queued-event.ts';
 
-export interface PreparedEvent {
-  project: IngestProject;
+/** What preparing one event needs, besides its bytes (structured-clone friendly). */
+export interface PrepareInput {
+  projectId: number;
+  scrubKeys: string[];
+  retentionDays: number;
+  eventId: string;
+  receivedAt: number;
+  sentAt?: string;
+  clientIp?: string;
+}
+
+export interface PreparedMeta {
+  projectId: number;
   eventId: string;
   fingerprint: string;
   title: string;
   culprit: string;
   level: string;
   type: 'error' | 'default';
-  timestamp: Date;
-  receivedAt: Date;
+  /** ms */
+  timestamp: number;
+  /** ms */
+  receivedAt: number;
   release?: string;
   environment?: string;
   personHash?: string;
+}
+
+export interface EventRow {
+  project_id: number;
+  event_id: string;
+  fingerprint: string;
+  timestamp: string;
+  received_at: string;
+  level: string;
+  release: string | null;
+  environment: string | null;
+  title: string;
   /** The stored document: normalised and scrubbed. */
   data: Record<string, unknown>;
 }
 
-export function prepareEvent(q: QueuedEvent): PreparedEvent {
-  const scrubbed = scrubEvent(q.payload, q.project.scrubKeys);
+export function prepareEvent(input: PrepareInput, payload: Buffer): { meta: PreparedMeta; row: EventRow } {
+  const scrubbed = scrubEvent(parseEventPayload(payload), input.scrubKeys);
   const event = normalizeEvent(scrubbed, {
-    receivedAt: new Date(q.receivedAt),
-    retentionDays: q.project.retentionDays,
-    envelopeEventId: q.eventId,
-    ...(q.sentAt !== undefined ? { sentAt: q.sentAt } : {}),
-    ...(q.clientIp !== undefined ? { clientIp: q.clientIp } : {}),
+    receivedAt: new Date(input.receivedAt),
+    retentionDays: input.retentionDays,
+    envelopeEventId: input.eventId,
+    ...(input.sentAt !== undefined ? { sentAt: input.sentAt } : {}),
+    ...(input.clientIp !== undefined ? { clientIp: input.clientIp } : {}),
   });
-  const fp = fingerprintEvent(event);
-  const out: PreparedEvent = {
-    project: q.project,
+  const fingerprint = fingerprintEvent(event).hash;
+  const meta: PreparedMeta = {
+    projectId: input.projectId,
     eventId: event.eventId,
-    fingerprint: fp.hash,
+    fingerprint,
     title: event.title,
     culprit: event.culprit,
     level: event.level,
     type: event.type,
-    timestamp: event.timestamp,
-    receivedAt: event.receivedAt,
-    data: event.data,
+    timestamp: event.timestamp.getTime(),
+    receivedAt: event.receivedAt.getTime(),
   };
-  if (event.release !== undefined) out.release = event.release;
-  if (event.environment !== undefined) out.environment = event.environment;
-  const person = peopleHash(event.user, { ip: event.autoIp, salt: String(q.project.id) });
-  if (person !== undefined) out.personHash = person;
-  return out;
+  if (event.release !== undefined) meta.release = event.release;
+  if (event.environment !== undefined) meta.environment = event.environment;
+  const person = peopleHash(event.user, { ip: event.autoIp, salt: String(input.projectId) });
+  if (person !== undefined) meta.personHash = person;
+  const row: EventRow = {
+    project_id: input.projectId, event_id: event.eventId, fingerprint, timestamp: event.timestamp.toISOString(),
+    received_at: event.receivedAt.toISOString(), level: event.level, release: event.release ?? null,
+    environment: event.environment ?? null, title: event.title, data: event.data,
+  };
+  return { meta, row };
 }

@@ -1,12 +1,16 @@
-/** An event the fast path acknowledged, waiting for the writer: the parsed payload and what came with it. */
+/**
+ * An event the fast path acknowledged, waiting for the writer: its JSON bytes (already checked to be an object)
+ * and what came with it. Bytes rather than the parsed object: they stay off the JS heap while queued and go to the
+ * preparing worker thread as they are.
+ */
 import type { IngestProject } from '../project-lookup.ts';
 
 export interface QueuedEvent {
   project: IngestProject;
   /** 32 lowercase hex: the id the client was answered with (envelope header, payload, or generated). */
   eventId: string;
-  /** The event payload as parsed JSON (an object). */
-  payload: Record<string, unknown>;
+  /** The event payload: JSON of an object. */
+  payload: Buffer;
   /** Receive time in ms (the node's clock). */
   receivedAt: number;
   /** The envelope header sent_at, for clock-drift correction. */

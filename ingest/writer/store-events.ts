@@ -19,7 +19,13 @@ import {
 } from './batch-statements.ts';
 import { issuePayload, type SpikeInfo } from './issue-notification.ts';
 import { applyEvents } from './issue-transition.ts';
-import type { PreparedEvent } from './prepare-event.ts';
+import type { PreparedMeta } from './prepare-event.ts';
+import type { IngestProject } from '../project-lookup.ts';
+
+/** A prepared event with its project (timestamps in ms). */
+export interface PreparedEvent extends PreparedMeta {
+  project: IngestProject;
+}
 
 interface Group {
   key: string;
@@ -41,7 +47,8 @@ export interface StoreResult {
   notifications: number;
 }
 
-export async function storeEvents(q: Queryable, events: PreparedEvent[], now: Date, publicUrl: string): Promise<StoreResult> {
+/** `rowsJson`: the events rows (prepare-batch.ts), the same events as `events`. */
+export async function storeEvents(q: Queryable, events: PreparedEvent[], rowsJson: string, now: Date, publicUrl: string): Promise<StoreResult> {
   const groups = groupEvents(events);
 
   const created = await insertMissingIssues(q, groups.map((g) => {
@@ -60,11 +67,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], now: Da
     g.issueId = id;
   }
 
-  const inserted = await insertEvents(q, groups.flatMap((g) => g.events.map((e) => ({
-    project_id: e.project.id, event_id: e.eventId, issue_id: g.issueId, timestamp: e.timestamp.toISOString(),
-    received_at: e.receivedAt.toISOString(), level: e.level, release: e.release ?? null, environment: e.environment ?? null,
-    title: e.title, data: e.data,
-  }))));
+  const inserted = await insertEvents(q, rowsJson);
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));
@@ -143,7 +146,7 @@ function releaseRows(groups: Group[]): ReleaseSeen[] {
   for (const e of groups.flatMap((g) => g.fresh)) {
     if (e.release === undefined) continue;
     const key = releaseKey(e.project.id, e.release);
-    const t = e.timestamp.getTime();
+    const t = e.timestamp;
     const r = map.get(key);
     if (r) {
       r.first = Math.min(r.first, t);
@@ -158,7 +161,7 @@ function hourlyRows(groups: Group[]): Array<{ issue_id: string; hour: string; co
   const map = new Map<string, { issue_id: string; hour: string; count: number }>();
   for (const g of groups) {
     for (const e of g.fresh) {
-      const hour = new Date(hourOf(e.receivedAt.getTime())).toISOString();
+      const hour = new Date(hourOf(e.receivedAt)).toISOString();
       const key = `${g.issueId}:${hour}`;
       const r = map.get(key);
       if (r) r.count += 1;
@@ -179,9 +182,9 @@ function spikeOf(issue: LockedIssue, rows: Array<{ hour: Date; count: number }>,
 }
 
 function minTime(events: PreparedEvent[]): Date {
-  return new Date(Math.min(...events.map((e) => e.timestamp.getTime())));
+  return new Date(events.reduce((m, e) => Math.min(m, e.timestamp), Infinity));
 }
 
 function maxTime(events: PreparedEvent[]): Date {
-  return new Date(Math.max(...events.map((e) => e.timestamp.getTime())));
+  return new Date(events.reduce((m, e) => Math.max(m, e.timestamp), -Infinity));
 }

@@ -1,41 +1,40 @@
 /**
- * One writer batch: prepare every event (scrub, normalise, group: CPU, outside the transaction), then one
- * transaction that stores the events with their issue changes and outbox rows, and adds the outcome counts.
- * An event that cannot be prepared (it passed the fast path's checks, so this is not expected) is logged by id
- * and left out; it never takes the batch down.
+ * One writer batch: prepare every event (parse, scrub, normalise, group: CPU, in the prepare pool's worker thread,
+ * outside the transaction), then one transaction that stores the events with their issue changes and outbox rows,
+ * and adds the outcome counts. An event that cannot be prepared (it passed the fast path's checks, so this is not
+ * expected) is logged by id and left out; it never takes the batch down.
  */
 import type { AppContext } from '../../core/context.ts';
 import type { OutcomeRow } from '../outcome-counter.ts';
 import type { WriteBatch } from './batch-writer.ts';
-import { prepareEvent, type PreparedEvent } from './prepare-event.ts';
+import type { PreparePool } from './prepare-pool.ts';
 import type { QueuedEvent } from './queued-event.ts';
-import { storeEvents } from './store-events.ts';
+import { storeEvents, type PreparedEvent } from './store-events.ts';
 import { writeOutcomes } from './write-outcomes.ts';
 
-export function createWriteBatch(ctx: AppContext): WriteBatch {
+export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch {
   return async (events: QueuedEvent[], outcomes: OutcomeRow[]) => {
-    const prepared = prepareAll(ctx, events);
+    const unique = dedupe(events);
+    const batch = unique.length > 0 ? await pool.prepare(unique) : undefined;
+    for (const f of batch?.failures ?? []) {
+      ctx.log.error({ event_id: f.eventId, project: unique[f.index].project.id, reason: f.message }, 'ingest writer could not prepare an event; it is not stored');
+    }
+    const prepared: PreparedEvent[] = (batch?.metas ?? []).map((m) => ({ ...m, project: unique[m.index].project }));
     if (prepared.length === 0 && outcomes.length === 0) return;
     await ctx.db.tx(async (q) => {
-      if (prepared.length > 0) await storeEvents(q, prepared, new Date(ctx.clock.now()), ctx.config.publicUrl);
+      if (batch && prepared.length > 0) await storeEvents(q, prepared, batch.rowsJson, new Date(ctx.clock.now()), ctx.config.publicUrl);
       await writeOutcomes(q, outcomes);
     });
   };
 }
 
-/** Prepared events, one per (project, event_id): a repeat inside the batch is dropped here already. */
-function prepareAll(ctx: AppContext, events: QueuedEvent[]): PreparedEvent[] {
+/** One event per (project, event_id): a repeat inside the batch is dropped here already. */
+function dedupe(events: QueuedEvent[]): QueuedEvent[] {
   const seen = new Set<string>();
-  const out: PreparedEvent[] = [];
-  for (const e of events) {
+  return events.filter((e) => {
     const key = `${e.project.id}:${e.eventId}`;
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return false;
     seen.add(key);
-    try {
-      out.push(prepareEvent(e));
-    } catch (err) {
-      ctx.log.error({ err, event_id: e.eventId, project: e.project.id }, 'ingest writer could not prepare an event; it is not stored');
-    }
-  }
-  return out;
+    return true;
+  });
 }

@@ -1,0 +1,36 @@
+/**
+ * Prepares a batch of events whose bytes lie one after the other in one buffer (so that a single ArrayBuffer goes
+ * to the worker thread, transferred rather than copied). Returns each event's metadata, the events rows already
+ * serialised as the JSON parameter of the insert, and the events that could not be prepared. Pure.
+ */
+import { jsonParam } from './json-param.ts';
+import { prepareEvent, type EventRow, type PrepareInput, type PreparedMeta } from './prepare-event.ts';
+
+export interface BatchInput extends PrepareInput {
+  offset: number;
+  length: number;
+}
+
+export interface PreparedBatch {
+  /** In input order, without the failed ones; `index` is the input's position. */
+  metas: Array<PreparedMeta & { index: number }>;
+  /** JSON of the EventRow list, ready for insertEvents. */
+  rowsJson: string;
+  failures: Array<{ index: number; eventId: string; message: string }>;
+}
+
+export function prepareBatch(inputs: readonly BatchInput[], bytes: Buffer): PreparedBatch {
+  const metas: PreparedBatch['metas'] = [];
+  const rows: EventRow[] = [];
+  const failures: PreparedBatch['failures'] = [];
+  inputs.forEach((input, index) => {
+    try {
+      const { meta, row } = prepareEvent(input, bytes.subarray(input.offset, input.offset + input.length));
+      metas.push({ ...meta, index });
+      rows.push(row);
+    } catch (err) {
+      failures.push({ index, eventId: input.eventId, message: String((err as Error)?.message ?? err).slice(0, 200) });
+    }
+  });
+  return { metas, rowsJson: jsonParam(rows), failures };
+}
