@@ -40,6 +40,10 @@ describe.each(impls)('%s limit store', (_n, made) => {
     if (refused && !refused.ok) expect(refused.retryAfterMs).toBeGreaterThan(0);
   });
 
+  it('says when it is ready', async () => {
+    expect(await make().ready(2000)).toBe(true);
+  });
+
   it('checks the daily window too', async () => {
     const store = make();
     const s = subject({ requestsPerMinute: 100, requestsPerDay: 3 });

@@ -65,6 +65,8 @@ export interface LimitStore {
    */
   settleMany(items: readonly Settlement[]): Promise<Totals[]>;
   spend(keyId: string, teamId: string, month: string): Promise<Spend>;
+  /** Resolves once the store can take commands (Redis: its connection is ready), or after timeoutMs. */
+  ready(timeoutMs?: number): Promise<boolean>;
   /**
    * Raises the month's spent totals to at least the given figures (from usage_records, the source of truth): a
    * store that lost its data (Redis restarted without persistence, a single node restarted with memory counters)

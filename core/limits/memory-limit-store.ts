@@ -102,6 +102,10 @@ export class MemoryLimitStore implements LimitStore {
     return out.map((t, i) => ({ ...t, teamTokens: this.#month(`team:${items[i].subject.teamId}:${items[i].subject.month}`).tokens }));
   }
 
+  async ready(): Promise<boolean> {
+    return true;
+  }
+
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
     const km = this.#month(`${s.keyId}:${s.month}`);
     const tm = this.#month(`team:${s.teamId}:${s.month}`);

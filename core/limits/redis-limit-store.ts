@@ -163,6 +163,20 @@ export class RedisLimitStore implements LimitStore {
     return out;
   }
 
+  async ready(timeoutMs = 5000): Promise<boolean> {
+    if (this.#redis.status === 'ready') return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.#redis.off('ready', onReady);
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.#redis.once('ready', onReady);
+    });
+  }
+
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
     const base = this.#base(s.teamId);
     await this.#run('svcLimitSeed', `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, key.tokens, key.dollars, teamTokens);

@@ -33,6 +33,7 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   return {
     guard, time, alerts, bodies, settles,
     start: async () => {
+      if (!(await store.ready())) ctx.log.warn('the limit counters are not reachable at start; metered calls are refused until they are');
       await time.start();
       if (time.measuredAt === 0) ctx.log.warn('the counters clock could not be read at start; months use this node\'s clock until the next try');
     },

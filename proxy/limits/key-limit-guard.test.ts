@@ -88,6 +88,7 @@ describe('counters unavailable', () => {
       settleMany: () => new Promise(() => {}),
       spend: () => new Promise(() => {}),
       seed: async () => {},
+      ready: async () => true,
     };
     const t0 = Date.now();
     const e = await refusal(guardOn(hanging, 100).admit(request({ tokens_per_month: 1000 })));

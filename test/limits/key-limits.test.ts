@@ -125,4 +125,13 @@ describe('monthly budgets', () => {
     await env.s.api('PUT', `/api/v1/teams/${team.json().id}/limits`, { 'ai.tokens': 1000 });
     expect((await env.chatCall(b)).status).toBe(200);
   });
+
+  it('refuses one key more than the team ai.keys limit with 422 team_ai_keys', async () => {
+    const team = await env.s.api('POST', '/api/v1/teams', { name: 'few' });
+    await env.s.api('PUT', `/api/v1/teams/${team.json().id}/limits`, { 'ai.keys': 1 });
+    expect((await env.s.api('POST', '/api/v1/keys', { name: 'one' }, { 'x-svc-team': 'few' })).statusCode).toBe(201);
+    const more = await env.s.api('POST', '/api/v1/keys', { name: 'two' }, { 'x-svc-team': 'few' });
+    expect(more.statusCode).toBe(422);
+    expect(more.json().error).toMatchObject({ code: 'team_ai_keys', details: { limit: 'ai.keys', level: 'team' } });
+  });
 });
