@@ -71,7 +71,7 @@ export class KeyLimitGuard implements LimitGuard {
   #p: KeyLimitGuardParts;
   #teams: LookupCache<TeamLimits>;
   #prices: LookupCache<readonly PriceOverride[]>;
-  #limits = new WeakMap<GatewayKey, KeyLimits>();
+  #limits = new WeakMap<GatewayKey, { limits: KeyLimits; tag: string }>();
 
   constructor(ctx: AppContext, parts: KeyLimitGuardParts) {
     this.#ctx = ctx;
@@ -80,20 +80,24 @@ export class KeyLimitGuard implements LimitGuard {
     this.#prices = ctx.caches.register(new LookupCache<readonly PriceOverride[]>(PRICES_CACHE, 60_000));
   }
 
-  #keyLimits(key: GatewayKey): KeyLimits {
+  /** The key's limits in the store's terms, with a tag that changes when they do (memoised per cached record). */
+  #keyLimits(key: GatewayKey): { limits: KeyLimits; tag: string } {
     let l = this.#limits.get(key);
-    if (!l) this.#limits.set(key, (l = storeLimits(key.limits)));
+    if (!l) this.#limits.set(key, (l = { limits: storeLimits(key.limits), tag: JSON.stringify(key.limits) }));
     return l;
   }
 
   async admit(req: AdmitRequest): Promise<LimitTicket> {
     const key = req.key;
-    const limits = this.#keyLimits(key);
+    const { limits, tag } = this.#keyLimits(key);
     const team = await this.#teams.get(key.teamId, (id) => readTeamLimits(this.#ctx.db, id));
     const teamTokens = team['ai.tokens'];
     const metered = limits.requestsPerMinute !== undefined || limits.requestsPerDay !== undefined
       || limits.tokensPerMonth !== undefined || limits.dollarsPerMonth !== undefined || teamTokens !== undefined;
-    if (!metered) return key.logBodies === 'off' ? NOTHING : this.#ticket(req, undefined, '');
+    if (!metered) {
+      this.#p.seeder.forget(key.id, key.teamId, false);
+      return key.logBodies === 'off' ? NOTHING : this.#ticket(req, undefined, '');
+    }
 
     const now = this.#p.time.now();
     const subject: LimitSubject = { keyId: key.id, teamId: key.teamId, month: monthOf(now), key: limits, teamTokensPerMonth: teamTokens };
@@ -104,7 +108,7 @@ export class KeyLimitGuard implements LimitGuard {
     const wait = timeout(this.#p.reserveTimeoutMs ?? 2000);
     let result;
     try {
-      result = await Promise.race([this.#reserve(key, team, subject, estimate), wait.promise]);
+      result = await Promise.race([this.#reserve(subject, tag, estimate), wait.promise]);
     } catch (err) {
       if (isSvcError(err)) throw err;
       this.#ctx.log.error({ err, key: key.id }, 'limit counters unavailable: metered call refused');
@@ -116,9 +120,9 @@ export class KeyLimitGuard implements LimitGuard {
     return this.#ticket(req, subject, result.reservationId);
   }
 
-  async #reserve(key: GatewayKey, team: TeamLimits, s: LimitSubject, estimate: { tokens: number; dollars: number }) {
+  async #reserve(s: LimitSubject, keyTag: string, estimate: { tokens: number; dollars: number }) {
     try {
-      await this.#p.seeder.ensure(key, team, s);
+      await this.#p.seeder.ensure(s, keyTag);
     } catch (err) {
       if (!(err instanceof SeedSkipped)) throw err;
     }

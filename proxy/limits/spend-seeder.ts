@@ -1,18 +1,23 @@
 /**
  * Keeps the limit store's month totals at least as high as usage_records says (LimitStore.seed, which never
- * lowers a total): before the first metered call of a key in a month on this node, and again whenever the key's
- * cached record (or the team's cached limits) is reloaded, so at most once a minute per key and node. This repairs
- * a store that lost its data (Redis restarted without persistence; a single node restarted on memory counters) and
- * counts the calls a key made while it had no limits (unmetered calls touch no counters). Memos are keyed by the
- * cached objects themselves, so a reload means a new seed.
+ * lowers a total). A node seeds a key (and its team, when the team has `ai.tokens`) before its first metered call
+ * in a month, again when the key's limits (or the team's) change, and at most every RESEED_MS after that. This
+ * repairs a store that lost its data (Redis restarted without persistence; a single node restarted on memory
+ * counters) and counts the calls a key made while it had no limits (unmetered calls touch no counters): the guard
+ * calls forget() on such calls, so the key is seeded again when it is metered again.
  */
 import type { Db } from '../../core/db/db.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { LimitStore, LimitSubject } from '../../core/limits/limit-store.ts';
 import { readKeyMonthSpend, readTeamMonthTokens } from '../../core/limits/read-month-spend.ts';
 
+export const RESEED_MS = 10 * 60_000;
+const MAX_ENTRIES = 100_000;
+
 interface Seeded {
-  month: string;
+  /** month + limits signature the seed was made for. */
+  tag: string;
+  at: number;
   done: Promise<void>;
 }
 
@@ -20,8 +25,8 @@ export class SpendSeeder {
   #db: Db;
   #store: LimitStore;
   #log: Logger;
-  #keys = new WeakMap<object, Seeded>();
-  #teams = new WeakMap<object, Seeded>();
+  #keys = new Map<string, Seeded>();
+  #teams = new Map<string, Seeded>();
 
   constructor(db: Db, store: LimitStore, log: Logger) {
     this.#db = db;
@@ -29,30 +34,42 @@ export class SpendSeeder {
     this.#log = log;
   }
 
+  /** The key made a call that was not metered: seed it again when it is. */
+  forget(keyId: string, teamId: string, teamMetered: boolean): void {
+    this.#keys.delete(keyId);
+    if (!teamMetered) this.#teams.delete(teamId);
+  }
+
   /**
-   * `keyRecord` and `teamRecord` are the cached objects the subject was built from. Throws only when the store
-   * cannot be written (the caller fails closed); a database error is logged and the seed retried on a later call.
+   * `keyTag` names the key's limits (a change means a new seed). Throws only when the store cannot be written (the
+   * caller fails closed); a database error is logged and the seed retried on a later call.
    */
-  async ensure(keyRecord: object, teamRecord: object, s: LimitSubject): Promise<void> {
+  async ensure(s: LimitSubject, keyTag: string): Promise<void> {
+    const now = Date.now();
     const needTeam = s.teamTokensPerMonth !== undefined;
-    const k = this.#keys.get(keyRecord);
-    const t = needTeam ? this.#teams.get(teamRecord) : undefined;
-    const keyDone = k?.month === s.month;
-    const teamDone = !needTeam || t?.month === s.month;
+    const kTag = `${s.month}|${keyTag}`;
+    const tTag = `${s.month}|${s.teamTokensPerMonth}`;
+    const k = this.#keys.get(s.keyId);
+    const t = needTeam ? this.#teams.get(s.teamId) : undefined;
+    const keyDone = k !== undefined && k.tag === kTag && now - k.at < RESEED_MS;
+    const teamDone = !needTeam || (t !== undefined && t.tag === tTag && now - t.at < RESEED_MS);
     if (keyDone && teamDone) {
-      await k?.done;
-      if (needTeam) await t?.done;
+      await k.done;
+      if (t) await t.done;
       return;
     }
+    if (this.#keys.size > MAX_ENTRIES) this.#keys.clear();
+    if (this.#teams.size > MAX_ENTRIES) this.#teams.clear();
     const done = this.#seed(s, !keyDone, needTeam && !teamDone);
-    const entry = { month: s.month, done };
-    if (!keyDone) this.#keys.set(keyRecord, entry);
-    if (needTeam && !teamDone) this.#teams.set(teamRecord, entry);
+    const entryK = { tag: kTag, at: now, done };
+    const entryT = { tag: tTag, at: now, done };
+    if (!keyDone) this.#keys.set(s.keyId, entryK);
+    if (needTeam && !teamDone) this.#teams.set(s.teamId, entryT);
     try {
       await done;
     } catch (err) {
-      if (this.#keys.get(keyRecord) === entry) this.#keys.delete(keyRecord);
-      if (this.#teams.get(teamRecord) === entry) this.#teams.delete(teamRecord);
+      if (this.#keys.get(s.keyId) === entryK) this.#keys.delete(s.keyId);
+      if (this.#teams.get(s.teamId) === entryT) this.#teams.delete(s.teamId);
       throw err;
     }
   }
