@@ -58,4 +58,14 @@ describe('the chat tap', () => {
     expect(tap('chat', text, false).kept.some((e) => e.data.includes('"usage":{'))).toBe(true);
     expect(tap('chat', 'data: {"error":{"message":"overloaded"}}\n\n').t.failed).toBe(true);
   });
+
+  it('reads spaced JSON as compact JSON, and a null finish reason or usage as nothing', () => {
+    const spaced = 'data: {"choices": [{"delta": {}, "finish_reason" : "stop"}]}\n\ndata: {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}\n\n';
+    const { t } = tap('chat', spaced);
+    expect(t.complete).toBe(true);
+    expect(t.usage()).toMatchObject({ inputTokens: 5, outputTokens: 2 });
+    const open = tap('chat', 'data: {"choices":[{"delta":{"content":"x"},"finish_reason":null}],"usage":null}\n\n').t;
+    expect(open.complete).toBe(false);
+    expect(open.usage().source).toBe('unknown');
+  });
 });

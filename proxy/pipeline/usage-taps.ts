@@ -24,9 +24,26 @@ export interface UsageTap {
   readonly failed: boolean;
 }
 
-const CHAT_USAGE = /"usage"\s*:\s*\{/;
-const CHAT_FINISH = /"finish_reason"\s*:\s*"/;
 const ERROR_START = /^\s*\{\s*"error"/;
+
+/**
+ * Whether `"key"` in `d` is followed (after optional spaces and a colon) by the character `open`: `"usage":{`,
+ * `"finish_reason":"`. A position check, not a regular expression: it runs on every chunk of every chat stream.
+ */
+function memberOpens(d: string, key: string, open: number): boolean {
+  let at = d.indexOf(key);
+  while (at >= 0) {
+    let i = at + key.length;
+    while (d.charCodeAt(i) === 32) i++;
+    if (d.charCodeAt(i) === 58 /* : */) {
+      i++;
+      while (d.charCodeAt(i) === 32) i++;
+      if (d.charCodeAt(i) === open) return true;
+    }
+    at = d.indexOf(key, at + key.length);
+  }
+  return false;
+}
 
 function parse(data: string): Record<string, unknown> | undefined {
   try {
@@ -58,13 +75,12 @@ class ChatTap implements UsageTap {
       this.#done = true;
       return true;
     }
-    // Cheap substring checks first; the regular expressions only confirm the rare hits.
     if (ev.event === 'error' || (d.includes('"error"') && ERROR_START.test(d))) {
       this.failed = true;
       return true;
     }
-    if (!this.#finish && d.includes('"finish_reason"') && CHAT_FINISH.test(d)) this.#finish = true;
-    if (d.includes('"usage"') && CHAT_USAGE.test(d)) {
+    if (!this.#finish && memberOpens(d, '"finish_reason"', 34 /* " */)) this.#finish = true;
+    if (memberOpens(d, '"usage"', 123 /* { */)) {
       const chunk = parse(d);
       if (chunk && typeof chunk.usage === 'object' && chunk.usage !== null) {
         this.#usage = decodeChatUsage(chunk.usage as never);
