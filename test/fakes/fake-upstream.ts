@@ -5,10 +5,11 @@
  * By default it answers like the real API: a text answer that echoes the last user text, or a tool call when the
  * request offers tools and the last turn is not a tool result ("parallel" in the user text asks for two calls),
  * streamed when the request asks for a stream, with usage figures. Tests script the next answers with `script()`:
- * an HTTP error (with retry-after), a stream cut short, a malformed SSE frame, a slow stream, a hang, or a custom
- * answer. Every call is recorded (`calls`), including whether the client went away before the answer ended.
+ * an HTTP error (with retry-after), a stream cut short, a malformed SSE frame, a slow stream, a hang, a recorded
+ * stream from test/fixtures replayed byte for byte, or a custom answer. Every call is recorded (`calls`), including whether the client went away before the answer ended.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeUsage {
@@ -46,7 +47,9 @@ export type FakeScript =
   /** Stream: `events` text frames, `delayMs` apart (to test client disconnects). */
   | { slow: { delayMs: number; events: number } }
   /** Never answer (to test timeouts); the socket stays open until the client gives up. */
-  | { hang: true };
+  | { hang: true }
+  /** Stream a recorded upstream stream byte for byte: a file under test/fixtures, e.g. `messages/tool-use.sse.txt`. */
+  | { replay: string };
 
 export interface FakeCall {
   method: string;
@@ -167,6 +170,13 @@ export class FakeUpstream {
     if (!info.stream) return this.#send(res, 200, this.wire.json(answer, info));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (script && 'slow' in script) return this.#slow(res, info, script.slow);
+    if (script && 'replay' in script) {
+      // In two pieces, so that readers meet an event split across chunks as they do on a real network.
+      const bytes = readFileSync(new URL(`../fixtures/${script.replay}`, import.meta.url));
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+      setTimeout(() => res.end(bytes.subarray(Math.floor(bytes.length / 2))), 5);
+      return;
+    }
     const frames = this.wire.frames(answer, info);
     if (script && 'malformed' in script) {
       res.write(frames[0]);

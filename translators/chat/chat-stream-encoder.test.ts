@@ -88,4 +88,20 @@ describe('ChatStreamEncoder', () => {
     expect(frameChatStreamOut('[DONE]')).toEqual({ data: '[DONE]' });
     expect(frameChatStreamOut({ error: { message: 'm', type: 't', param: null, code: null } })).toEqual({ data: '{"error":{"message":"m","type":"t","param":null,"code":null}}' });
   });
+
+  it('sends {} as the arguments of a call that got no argument text (messages partial_json:"")', () => {
+    const out = encode([
+      { type: 'start', id: 'x', model: 'm' },
+      { type: 'part_start', index: 0, part: { kind: 'tool_call', id: 'toolu_1', name: 'get_time' } },
+      { type: 'tool_args_delta', index: 0, json: '' },
+      { type: 'part_end', index: 0 },
+      { type: 'part_start', index: 1, part: { kind: 'tool_call', id: 'toolu_2', name: 'get_w' } },
+      { type: 'tool_args_delta', index: 1, json: '{"city":"Oslo"}' },
+      { type: 'part_end', index: 1 },
+      { type: 'stop', reason: 'tool_use' },
+    ]);
+    const args = new Map<number, string>();
+    for (const d of deltas(out)) for (const tc of d.delta.tool_calls ?? []) args.set(tc.index, (args.get(tc.index) ?? '') + (tc.function?.arguments ?? ''));
+    expect([...args.values()]).toEqual(['{}', '{"city":"Oslo"}']);
+  });
 });

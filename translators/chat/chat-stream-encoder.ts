@@ -33,6 +33,8 @@ export class ChatStreamEncoder {
   #finished = false;
   #kinds = new Map<number, PartKind>();
   #toolIndex = new Map<number, number>();
+  /** Tool-call parts that have not received any argument text yet (chat clients parse "" as invalid JSON). */
+  #noArgs = new Set<number>();
   #usage: Usage | undefined;
 
   constructor(options: ChatStreamEncoderOptions = {}) {
@@ -54,14 +56,17 @@ export class ChatStreamEncoder {
     }
     switch (ev.type) {
       case 'start':
-      case 'part_end':
       case 'signature':
+        break;
+      case 'part_end':
+        this.#closeArgs(ev.index, out);
         break;
       case 'part_start': {
         this.#kinds.set(ev.index, ev.part.kind === 'redacted_thinking' ? 'other' : ev.part.kind);
         if (ev.part.kind === 'tool_call') {
           const k = this.#toolIndex.size;
           this.#toolIndex.set(ev.index, k);
+          this.#noArgs.add(ev.index);
           out.push(this.#chunk({ tool_calls: [{ index: k, id: ev.part.id, type: 'function', function: { name: ev.part.name, arguments: '' } }] }));
         }
         break;
@@ -75,7 +80,10 @@ export class ChatStreamEncoder {
         break;
       case 'tool_args_delta': {
         const k = this.#toolIndex.get(ev.index);
-        if (k !== undefined && ev.json !== '') out.push(this.#chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] }));
+        if (k !== undefined && ev.json !== '') {
+          this.#noArgs.delete(ev.index);
+          out.push(this.#chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] }));
+        }
         break;
       }
       case 'usage':
@@ -99,7 +107,15 @@ export class ChatStreamEncoder {
     return [chatErrorBody({ status: 502, type: 'server', message: 'The upstream stream ended unexpectedly.' })];
   }
 
+  /** A call that ends without argument text had no arguments (messages `partial_json:""`): send `{}`. */
+  #closeArgs(index: number, out: ChatStreamOut[]): void {
+    if (!this.#noArgs.delete(index)) return;
+    const k = this.#toolIndex.get(index);
+    if (k !== undefined) out.push(this.#chunk({ tool_calls: [{ index: k, function: { arguments: '{}' } }] }));
+  }
+
   #stop(reason: StopReason, out: ChatStreamOut[]): void {
+    for (const index of [...this.#noArgs]) this.#closeArgs(index, out);
     this.#finished = true;
     let finish: ChatFinishReason = encodeChatFinishReason(reason);
     if (finish === 'stop' && this.#toolIndex.size > 0 && reason !== 'error') finish = 'tool_calls';
