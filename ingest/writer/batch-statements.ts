@@ -51,19 +51,20 @@ export async function issueIds(q: Queryable, keys: Array<{ project_id: number; f
 
 /**
  * Inserts the events (rows from prepare-batch.ts, each naming its issue by fingerprint: the issues exist by now);
- * a repeated (project, event_id) is skipped. Returns the keys actually inserted.
+ * a repeated (project, event_id) is skipped. Returns the keys actually inserted. `rows` is JSON text, or its UTF-8
+ * bytes (pg sends a Buffer parameter in binary format, which for text is the bytes themselves).
  */
-export async function insertEvents(q: Queryable, rowsJson: string): Promise<Set<string>> {
+export async function insertEvents(q: Queryable, rows: string | Buffer): Promise<Set<string>> {
   const r = await q.query<{ project_id: number; event_id: string }>(
     `INSERT INTO events (project_id, event_id, issue_id, timestamp, received_at, level, release, environment, title, data)
      SELECT x.project_id, x.event_id, i.id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data
-     FROM jsonb_to_recordset($1::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
+     FROM jsonb_to_recordset($1::text::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
        received_at timestamptz, level text, release text, environment text, title text, data jsonb)
      JOIN issues i ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint
      ORDER BY x.project_id, x.event_id
      ON CONFLICT (project_id, event_id) DO NOTHING
      RETURNING project_id, event_id`,
-    [rowsJson],
+    [rows],
   );
   return new Set(r.rows.map((e) => eventKey(e.project_id, e.event_id)));
 }

@@ -67,7 +67,8 @@ export class PreparePool {
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);
-      if (msg.result) p.resolve(msg.result);
+      // A transferred Buffer arrives as a plain Uint8Array.
+      if (msg.result) p.resolve({ ...msg.result, rows: Buffer.from(msg.result.rows.buffer, msg.result.rows.byteOffset, msg.result.rows.byteLength) });
       else p.reject(new Error(msg.error ?? 'prepare worker failed'));
     });
     const fail = (err: Error) => {

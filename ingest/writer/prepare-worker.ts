@@ -10,7 +10,8 @@ interface Request {
 
 parentPort?.on('message', (req: Request) => {
   try {
-    parentPort?.postMessage({ id: req.id, result: prepareBatch(req.inputs, Buffer.from(req.buffer)) });
+    const result = prepareBatch(req.inputs, Buffer.from(req.buffer));
+    parentPort?.postMessage({ id: req.id, result }, [result.rows.buffer as ArrayBuffer]);
   } catch (err) {
     parentPort?.postMessage({ id: req.id, error: String((err as Error)?.message ?? err) });
   }

@@ -47,8 +47,8 @@ export interface StoreResult {
   notifications: number;
 }
 
-/** `rowsJson`: the events rows (prepare-batch.ts), the same events as `events`. */
-export async function storeEvents(q: Queryable, events: PreparedEvent[], rowsJson: string, now: Date, publicUrl: string): Promise<StoreResult> {
+/** `rows`: the events rows as JSON (prepare-batch.ts), the same events as `events`. */
+export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: string | Buffer, now: Date, publicUrl: string): Promise<StoreResult> {
   const groups = groupEvents(events);
 
   const created = await insertMissingIssues(q, groups.map((g) => {
@@ -67,7 +67,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rowsJso
     g.issueId = id;
   }
 
-  const inserted = await insertEvents(q, rowsJson);
+  const inserted = await insertEvents(q, rows);
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));

@@ -22,7 +22,9 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
     const prepared: PreparedEvent[] = (batch?.metas ?? []).map((m) => ({ ...m, project: unique[m.index].project }));
     if (prepared.length === 0 && outcomes.length === 0) return;
     await ctx.db.tx(async (q) => {
-      if (batch && prepared.length > 0) await storeEvents(q, prepared, batch.rowsJson, new Date(ctx.clock.now()), ctx.config.publicUrl);
+      // pg takes the bytes as they are; the embedded database wants text.
+      const rows = ctx.db.kind === 'postgres' ? batch?.rows : batch?.rows.toString('utf8');
+      if (rows && prepared.length > 0) await storeEvents(q, prepared, rows, new Date(ctx.clock.now()), ctx.config.publicUrl);
       await writeOutcomes(q, outcomes);
     });
   };

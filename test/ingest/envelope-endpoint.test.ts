@@ -26,6 +26,14 @@ describe('POST /api/{project}/envelope/', () => {
     await waitFor(async () => (await outcomes(s.db, p.id)).accepted === 1);
   });
 
+  it('keeps non-ASCII text intact, and repairs what jsonb cannot hold', async () => {
+    const id = randomEventId();
+    const res = await post(s, `/api/${p.id}/envelope/`, eventEnvelope({ message: 'Größe ungültig 😀 \u0000 é' }, { event_id: id }), sentryAuth(p.publicKey));
+    expect(res.statusCode).toBe(200);
+    const row = await waitFor(async () => (await s.db.query<{ title: string }>('SELECT title FROM events WHERE project_id = $1 AND event_id = $2', [p.id, id])).rows[0]);
+    expect(row.title).toBe('Größe ungültig 😀 \ufffd é');
+  });
+
   it('accepts and drops sessions, counting them', async () => {
     const body = envelope({}, [[{ type: 'session' }, { sid: 'x' }], [{ type: 'transaction' }, { type: 'transaction' }]]);
     const res = await post(s, `/api/${p.id}/envelope/`, body, sentryAuth(p.publicKey));
