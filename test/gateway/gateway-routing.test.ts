@@ -3,6 +3,8 @@
  * accounts with failing ones skipped, refusals in the caller's style (401, 403, 404, 400, 413, 502, 504), and the
  * batched usage records with tokens and cost.
  */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startFake } from '../fakes/start-fake.ts';
@@ -11,11 +13,42 @@ import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
 let g: GatewayEnv;
 let a: FakeUpstream;
 let b: FakeUpstream;
+let proxy: Server;
+let tunnels = 0;
 beforeAll(async () => {
+  // An outbound HTTP proxy, as an account's proxy_url: absolute-form requests for http targets, CONNECT tunnels
+  // for https ones.
+  proxy = createServer((req, res) => {
+    tunnels++;
+    const target = new URL(req.url ?? '');
+    const out = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  proxy.on('connect', (req, socket, head) => {
+    tunnels++;
+    const [host, port] = (req.url ?? '').split(':');
+    const up = connect(Number(port), host, () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    up.on('error', () => socket.destroy());
+    socket.on('error', () => up.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   g = await startGatewayEnv({ SVC_UPSTREAM_TIMEOUT_MS: '1000', SVC_BODY_LIMIT_BYTES: '65536' });
   [a, b] = await Promise.all([startFake('chat'), startFake('chat')]);
   await g.addAccount({ name: 'rr-a', provider: 'openai-compatible', api_key: 'sk-rr-a-0123456789abcdef', base_url: `${a.url}/v1`, models: ['rr-model'] });
   await g.addAccount({ name: 'rr-b', provider: 'openai-compatible', api_key: 'sk-rr-b-0123456789abcdef', base_url: `${b.url}/v1`, models: ['rr-model'] });
+  await g.addAccount({
+    name: 'proxied', provider: 'openai-compatible', api_key: 'sk-proxied-0123456789abcdef', base_url: `${b.url}/v1`,
+    proxy_url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, models: ['proxied-model'],
+  });
   await g.addAccount({ name: 'dead', provider: 'openai-compatible', api_key: 'sk-dead-0123456789abcdef', base_url: 'http://127.0.0.1:9/v1', models: ['dead-model'] });
   for (const [name, models] of [['smart', ['gpt-4o', 'claude-haiku-4-5']], ['mini', ['gpt-4o-mini']]] as const) {
     const res = await g.s.api('PUT', `/api/v1/aliases/${name}`, { models });
@@ -25,6 +58,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await g?.close();
   await Promise.all([a?.close(), b?.close()]);
+  proxy?.closeAllConnections();
+  await new Promise((r) => proxy?.close(r));
 });
 
 const chat = (body: unknown, key = g.key, extra: Record<string, string> = {}) =>
@@ -77,6 +112,16 @@ describe('accounts', () => {
     // Whether a comes first or second, its failure moves that call to b and a then sits out.
     for (let i = 0; i < 4; i++) expect((await chat({ model: 'rr-model', messages: [{ role: 'user', content: `again ${i}` }] })).status).toBe(200);
     expect([a.calls.length, b.calls.length]).toEqual([1, 4]);
+  });
+});
+
+describe('outbound proxies', () => {
+  it("send an account's calls through its proxy_url", async () => {
+    const res = await chat(hi('proxied-model'));
+    expect(res.status).toBe(200);
+    expect((await res.json()).choices[0].message.content).toBe('Echo: hi');
+    expect(tunnels).toBeGreaterThanOrEqual(1);
+    expect(b.calls.at(-1)?.headers.authorization).toBe('Bearer sk-proxied-0123456789abcdef');
   });
 });
 
