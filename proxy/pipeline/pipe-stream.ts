@@ -20,6 +20,7 @@ import type { ClientFramer } from './client-framer.ts';
 import type { ClientSink } from './client-sink.ts';
 import type { UsageTap } from './usage-taps.ts';
 import { cutEvents, EventWithholder } from './withhold-events.ts';
+import { readChunks } from '../upstream/read-chunks.ts';
 import type { StreamCollector } from '../../translators/collect-stream.ts';
 
 type Body = Dispatcher.ResponseData['body'];
@@ -85,17 +86,15 @@ export async function pipePassthrough(
     return cutEvents(bytes, dropped) ?? events.filter((e) => !dropped.includes(e)).map((e) => framer.frame(e)).join('');
   };
   try {
-    for await (const chunk of body) {
-      const buf = chunk as Buffer;
+    await readChunks(body, (buf) => {
       if (keptBytes < KEEP_FOR_ESTIMATE) {
         kept.push(buf);
         keptBytes += buf.length;
       }
       const events = parser.feed(buf);
       const out = handle(events, mode === 'raw' ? buf : withholder?.release(buf));
-      const wait = out === undefined ? undefined : sink.write(out);
-      if (wait) await wait;
-    }
+      return out === undefined ? undefined : sink.write(out);
+    });
     const tail = handle(parser.end(), withholder?.rest());
     if (decoder && collect) for (const se of decoder.end()) collect.push(se);
     if (mode !== 'raw' && tail) sink.write(tail);
@@ -145,10 +144,7 @@ export async function pipeTranslated(
     return out;
   };
   try {
-    for await (const chunk of body) {
-      const wait = sink.write(feed(parser.feed(chunk as Buffer)));
-      if (wait) await wait;
-    }
+    await readChunks(body, (buf) => sink.write(feed(parser.feed(buf))));
     sink.write(feed(parser.end()) + emit(decoder.end()));
   } catch (err) {
     if (!sink.gone) sink.write(emit([{ type: 'error', error: brokenBy(err) }]));

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { svcError, type SvcError } from '../../core/errors.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
+import { readChunks } from './read-chunks.ts';
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST';
@@ -47,13 +48,11 @@ export async function sendUpstream(account: UpstreamAccount, req: UpstreamReques
 export async function readBody(body: Dispatcher.ResponseData['body'], limit = 64 * 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of body) {
-    size += (c as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      throw svcError('upstream_bad_response', 'The upstream answer is larger than the gateway accepts.');
-    }
-    chunks.push(c as Buffer);
-  }
+  await readChunks(body, (c) => {
+    size += c.length;
+    if (size > limit) throw svcError('upstream_bad_response', 'The upstream answer is larger than the gateway accepts.');
+    chunks.push(c);
+    return undefined;
+  });
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
