@@ -29,6 +29,7 @@ export interface LimitSubject {
 }
 
 export interface Amount {
+  /** Whole tokens (stores round). */
   tokens: number;
   dollars: number;
 }

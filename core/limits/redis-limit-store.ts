@@ -7,6 +7,7 @@
  *   k:<key>:rpm, k:<key>:rpd   sorted sets, one member per admitted call scored by its Redis time (sliding windows)
  *   k:<key>:m:<YYYY-MM>        hash: t = tokens spent, d = dollars spent, it / id = tokens / dollars in flight
  *   t:m:<YYYY-MM>              hash: t = team tokens spent, it = team tokens in flight
+ *                              (tokens are whole numbers, HINCRBY; dollars HINCRBYFLOAT)
  *   res                        sorted set of reservations scored by expiry; the member carries what to release:
  *                              `<uuid>|<key>|<month>|<tokens>|<dollars>` (it is the reservation id callers get back)
  * Expired reservations (a node died mid-call) are released by the next reserve of the team. A settle whose
@@ -24,9 +25,9 @@ local function release(base, member)
   if redis.call('ZREM', base .. 'res', member) == 0 then return end
   local _, key, month, tok, dol = string.match(member, '^(.-)|(.-)|(.-)|(.-)|(.-)$')
   local km = base .. 'k:' .. key .. ':m:' .. month
-  redis.call('HINCRBYFLOAT', km, 'it', -tonumber(tok))
+  redis.call('HINCRBY', km, 'it', -tonumber(tok))
   redis.call('HINCRBYFLOAT', km, 'id', -tonumber(dol))
-  redis.call('HINCRBYFLOAT', base .. 't:m:' .. month, 'it', -tonumber(tok))
+  redis.call('HINCRBY', base .. 't:m:' .. month, 'it', -tonumber(tok))
 end
 `;
 
@@ -58,11 +59,16 @@ if dolL >= 0 and kd + kid + estD > dolL then return {0, 'key_dollars_per_month',
 local tm = redis.call('HMGET', KEYS[4], 't', 'it')
 local tt, tit = tonumber(tm[1] or '0'), tonumber(tm[2] or '0')
 if teamL >= 0 and tt + tit + estT > teamL then return {0, 'team_ai_tokens', tostring(teamL), tostring(tt), '0'} end
-if rpmL >= 0 then redis.call('ZADD', KEYS[1], now, ARGV[8]); redis.call('PEXPIRE', KEYS[1], 60000) end
-if rpdL >= 0 then redis.call('ZADD', KEYS[2], now, ARGV[8]); redis.call('PEXPIRE', KEYS[2], 86400000) end
-redis.call('HINCRBYFLOAT', KEYS[3], 'it', estT)
+-- A window lives as long as its newest entry; its expiry is pushed out only when less than half of it is left.
+local function admit(key, span)
+  redis.call('ZADD', key, now, ARGV[8])
+  if redis.call('PTTL', key) < span / 2 then redis.call('PEXPIRE', key, span) end
+end
+if rpmL >= 0 then admit(KEYS[1], 60000) end
+if rpdL >= 0 then admit(KEYS[2], 86400000) end
+redis.call('HINCRBY', KEYS[3], 'it', estT)
 redis.call('HINCRBYFLOAT', KEYS[3], 'id', estD)
-redis.call('HINCRBYFLOAT', KEYS[4], 'it', estT)
+redis.call('HINCRBY', KEYS[4], 'it', estT)
 -- A month hash gets its expiry with its first settle; set it here only while it has none.
 if not k[1] then redis.call('EXPIRE', KEYS[3], ${MONTH_TTL_S}) end
 if not tm[1] then redis.call('EXPIRE', KEYS[4], ${MONTH_TTL_S}) end
@@ -79,9 +85,9 @@ local out = {}
 for i = 2, #KEYS do
   local a = 2 + (i - 2) * 3
   if ARGV[a] ~= '' then release(base, ARGV[a]) end
-  local kt = redis.call('HINCRBYFLOAT', KEYS[i], 't', ARGV[a + 1])
+  local kt = redis.call('HINCRBY', KEYS[i], 't', ARGV[a + 1])
   local kd = redis.call('HINCRBYFLOAT', KEYS[i], 'd', ARGV[a + 2])
-  redis.call('HINCRBYFLOAT', KEYS[1], 't', ARGV[a + 1])
+  redis.call('HINCRBY', KEYS[1], 't', ARGV[a + 1])
   redis.call('EXPIRE', KEYS[i], ${MONTH_TTL_S})
   out[#out + 1] = kt
   out[#out + 1] = kd
@@ -128,10 +134,11 @@ export class RedisLimitStore implements LimitStore {
   async reserve(s: LimitSubject, est: Amount, ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult> {
     const base = this.#base(s.teamId);
     const k = `${base}k:${s.keyId}`;
-    const member = `${randomUUID()}|${s.keyId}|${s.month}|${est.tokens}|${est.dollars}`;
+    const tokens = Math.round(est.tokens);
+    const member = `${randomUUID()}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`;
     const r = await this.#run('svcLimitReserve', `${k}:rpm`, `${k}:rpd`, `${k}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`,
       none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
-      est.tokens, est.dollars, member, ttlMs, base);
+      tokens, est.dollars, member, ttlMs, base);
     if (Number(r[0]) === 1) return { ok: true, reservationId: String(r[1]) };
     return { ok: false, code: r[1] as LimitCode, limit: Number(r[2]), used: Number(r[3]), retryAfterMs: Number(r[4]) };
   }
@@ -155,7 +162,7 @@ export class RedisLimitStore implements LimitStore {
       const base = this.#base(first.teamId);
       const keys = [`${base}t:m:${first.month}`, ...idx.map((i) => `${base}k:${items[i].subject.keyId}:m:${first.month}`)];
       const args: (string | number)[] = [base];
-      for (const i of idx) args.push(items[i].reservationId, items[i].actual.tokens, items[i].actual.dollars);
+      for (const i of idx) args.push(items[i].reservationId, Math.round(items[i].actual.tokens), items[i].actual.dollars);
       const r = await this.#run('svcLimitSettle', keys.length, ...keys, ...args);
       const team = Number(r[r.length - 1] ?? 0);
       idx.forEach((i, j) => (out[i] = { keyTokens: Number(r[2 * j]), keyDollars: Number(r[2 * j + 1]), teamTokens: team }));
@@ -179,7 +186,7 @@ export class RedisLimitStore implements LimitStore {
 
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
     const base = this.#base(s.teamId);
-    await this.#run('svcLimitSeed', `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, key.tokens, key.dollars, teamTokens);
+    await this.#run('svcLimitSeed', `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, Math.round(key.tokens), key.dollars, Math.round(teamTokens));
   }
 
   async spend(keyId: string, teamId: string, month: string): Promise<Spend> {
