@@ -27,22 +27,20 @@ export interface UsageTap {
 const ERROR_START = /^\s*\{\s*"error"/;
 
 /**
- * Whether `"key"` in `d` is followed (after optional spaces and a colon) by the character `open`: `"usage":{`,
- * `"finish_reason":"`. A position check, not a regular expression: it runs on every chunk of every chat stream.
+ * Whether the last `"key"` in `d` is followed (after optional spaces and a colon) by the character `open`:
+ * `"usage":{`, `"finish_reason":"`. The last occurrence is the chunk's own member (content comes first, and a key
+ * quoted inside a string is escaped, \"usage\", so it never matches). A position check, not a regular expression:
+ * it runs on every chunk of every chat stream.
  */
 function memberOpens(d: string, key: string, open: number): boolean {
-  let at = d.indexOf(key);
-  while (at >= 0) {
-    let i = at + key.length;
-    while (d.charCodeAt(i) === 32) i++;
-    if (d.charCodeAt(i) === 58 /* : */) {
-      i++;
-      while (d.charCodeAt(i) === 32) i++;
-      if (d.charCodeAt(i) === open) return true;
-    }
-    at = d.indexOf(key, at + key.length);
-  }
-  return false;
+  const at = d.lastIndexOf(key);
+  if (at < 0) return false;
+  let i = at + key.length;
+  while (d.charCodeAt(i) === 32) i++;
+  if (d.charCodeAt(i) !== 58 /* : */) return false;
+  i++;
+  while (d.charCodeAt(i) === 32) i++;
+  return d.charCodeAt(i) === open;
 }
 
 function parse(data: string): Record<string, unknown> | undefined {
