@@ -46,9 +46,13 @@ export class MemoryLimitStore implements LimitStore {
     this.#month(r.teamMonth).inTokens -= r.tokens;
   }
 
+  /** The hits of a window still inside it (hits are appended in time order: old ones leave from the front). */
   #window(id: string, now: number, span: number): number[] {
-    const hits = (this.#windows.get(id) ?? []).filter((t) => t > now - span);
-    this.#windows.set(id, hits);
+    let hits = this.#windows.get(id);
+    if (!hits) this.#windows.set(id, (hits = []));
+    let old = 0;
+    while (old < hits.length && hits[old] <= now - span) old++;
+    if (old > 0) hits.splice(0, old);
     return hits;
   }
 
