@@ -12,8 +12,13 @@
 const SUSPECT = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
 
 export function jsonParam(rows: readonly unknown[]): string {
-  const text = JSON.stringify(rows);
-  return SUSPECT.test(text) ? JSON.stringify(repair(rows)) : text;
+  return jsonValue(rows);
+}
+
+/** One value as JSON that jsonb accepts (rows serialised one by one die young; a list of them does not). */
+export function jsonValue(value: unknown): string {
+  const text = JSON.stringify(value);
+  return SUSPECT.test(text) ? JSON.stringify(repair(value)) : text;
 }
 
 /** A deep copy in which every string is safe for jsonb. */

@@ -4,7 +4,7 @@
  * serialised as the JSON parameter of the insert (UTF-8 bytes: encoding megabytes of text is work the worker does,
  * not the event loop; pg sends a Buffer parameter as it is), and the events that could not be prepared. Pure.
  */
-import { jsonParam } from './json-param.ts';
+import { jsonValue } from './json-param.ts';
 import { prepareEvent, type EventRow, type PrepareInput, type PreparedMeta } from './prepare-event.ts';
 
 export interface BatchInput extends PrepareInput {
@@ -22,18 +22,19 @@ export interface PreparedBatch {
 
 export function prepareBatch(inputs: readonly BatchInput[], bytes: Buffer): PreparedBatch {
   const metas: PreparedBatch['metas'] = [];
-  const rows: EventRow[] = [];
+  // Each row is serialised at once, so that the event's object graph is garbage before the next one is built.
+  const rows: string[] = [];
   const failures: PreparedBatch['failures'] = [];
   inputs.forEach((input, index) => {
     try {
       const { meta, row } = prepareEvent(input, bytes.subarray(input.offset, input.offset + input.length));
       metas.push({ ...meta, index });
-      rows.push(row);
+      rows.push(jsonValue(row satisfies EventRow));
     } catch (err) {
       failures.push({ index, eventId: input.eventId, message: String((err as Error)?.message ?? err).slice(0, 200) });
     }
   });
-  const text = jsonParam(rows);
+  const text = `[${rows.join(',')}]`;
   const encoded = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   encoded.write(text);
   return { metas, rows: encoded, failures };

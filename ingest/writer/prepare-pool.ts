@@ -60,7 +60,8 @@ export class PreparePool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(WORKER_URL);
+    // A young generation that holds a whole batch's short-lived objects: they die there instead of being promoted.
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
     worker.unref();
     const slot: Slot = { worker, pending: new Map() };
     worker.on('message', (msg: { id: number; result?: PreparedBatch; error?: string }) => {
