@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-function scope(gw: Gateway, styleOf: (req: FastifyRequest) => StyleName, routes: (app: FastifyInstance) => Promise<void>) {
+function scope(styleOf: (req: FastifyRequest) => StyleName, routes: (app: FastifyInstance) => Promise<void>) {
   return async (app: FastifyInstance): Promise<void> => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -27,13 +27,12 @@ function scope(gw: Gateway, styleOf: (req: FastifyRequest) => StyleName, routes:
       sendStyleError(req, reply, styleOf(req), svcError('route_not_found', `No gateway endpoint matches ${req.method} ${req.url.split('?')[0]}.`)),
     );
     await routes(app);
-    void gw;
   };
 }
 
 export function gatewayPlugin(gw: Gateway) {
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(scope(gw, v1StyleOf, v1Routes(gw)), { prefix: '/v1' });
-    await app.register(scope(gw, () => 'generative', v1betaRoutes(gw)), { prefix: '/v1beta' });
+    await app.register(scope(v1StyleOf, v1Routes(gw)), { prefix: '/v1' });
+    await app.register(scope(() => 'generative', v1betaRoutes(gw)), { prefix: '/v1beta' });
   };
 }

@@ -14,6 +14,7 @@ import type { Conversation, StyleName } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import type { GatewayCall } from './gateway-call.ts';
+import { checkMedia } from './check-media.ts';
 import { addTopLevelBytes, addTopLevelField, replaceTopLevelValue } from './rewrite-json-body.ts';
 
 export interface PreparedRequest {
@@ -34,6 +35,7 @@ const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
 export class RequestPreparer {
   #call: GatewayCall;
   #conv: Conversation | undefined;
+  #checked = false;
 
   constructor(call: GatewayCall) {
     this.#call = call;
@@ -60,7 +62,13 @@ export class RequestPreparer {
     const profile = account.profile;
     const path = call.op === 'count' && profile.countPath ? profile.countPath(model) : profile.generatePath(model, call.stream);
     if (account.style === call.clientStyle) return this.#same(model, account, path);
-    const conv: Conversation = { ...this.conversation(), model, warnings: [...this.conversation().warnings] };
+    const base = this.conversation();
+    // Checked once, and only when translating: a same-style upstream judges its own input.
+    if (!this.#checked) {
+      checkMedia(base);
+      this.#checked = true;
+    }
+    const conv: Conversation = { ...base, model, warnings: [...base.warnings] };
     const body = JSON.stringify(getStyle(account.style).encodeRequest(conv));
     return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false };
   }

@@ -157,6 +157,26 @@ describe('refusals in the chat shape', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
+  it('refuses images that are neither an http(s) URL nor base64 before calling a translated upstream', async () => {
+    const img = (url: string) => ({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
+    const before = g.messages.calls.length;
+    await expectChatError(await chat(img('file:///etc/passwd')), 400, 'invalid_request');
+    await expectChatError(await chat(img('just-a-name.png')), 400, 'invalid_request');
+    expect(g.messages.calls.length).toBe(before);
+    expect((await chat(img('data:image/png;base64,iVBORw0KGgo='))).status).toBe(200);
+    expect((await chat(img('https://example.com/cat.png'))).status).toBe(200);
+    expect(g.messages.calls.at(-1)?.body).toMatchObject({ messages: [{ content: [{ type: 'text' }, { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } }] }] });
+  });
+
+  it('names dropped parameters in X-Svc-Warning', async () => {
+    const res = await chat({ model: 'claude-haiku-4-5', seed: 7, presence_penalty: 0.5, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const warning = res.headers.get('x-svc-warning') ?? '';
+    expect(warning).toContain('seed');
+    expect(warning).toContain('presence_penalty');
+    expect(g.messages.calls.at(-1)?.body).not.toHaveProperty('seed');
+  });
+
   it('answers messages-style and generative-style refusals in their own shapes', async () => {
     const m = await fetch(`${g.s.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'nope', 'anthropic-version': '2023-06-01' }, body: '{}' });
     expect(m.status).toBe(401);
