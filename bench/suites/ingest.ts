@@ -152,7 +152,7 @@ export const suite: BenchSuite = {
     const databaseUrl = process.env.DATABASE_URL || undefined;
     if (databaseUrl) {
       const db = await freshDatabase(databaseUrl);
-      const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: `bench-${randomHex(4)}:` } : {};
+      const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: `bench-${randomHex(4)}:` } : {};
       try {
         rows.push(await runTarget({ name: `svc, Postgres${redis.REDIS_URL ? ' + Redis' : ''}`, env: { ...base, DATABASE_URL: db.url, ...redis }, seconds }, concurrency));
       } finally {
