@@ -44,6 +44,15 @@ describe.each(impls)('%s limit store', (_n, made) => {
     expect(await make().ready(2000)).toBe(true);
   });
 
+  it('counts the minute inside the day when both request limits are set', async () => {
+    const store = make();
+    const s = subject({ requestsPerMinute: 2, requestsPerDay: 100 });
+    for (let i = 0; i < 2; i++) expect((await store.reserve(s, none)).ok).toBe(true);
+    const r = await store.reserve(s, none);
+    expect(r).toMatchObject({ ok: false, code: 'key_requests_per_minute', limit: 2, used: 2 });
+    if (!r.ok) expect(r.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('checks the daily window too', async () => {
     const store = make();
     const s = subject({ requestsPerMinute: 100, requestsPerDay: 3 });

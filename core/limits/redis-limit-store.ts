@@ -4,7 +4,8 @@
  * hash tag {team}, so a Redis Cluster keeps them in one slot.
  *
  * Layout under `<prefix>lim:{team}:`:
- *   k:<key>:rpm, k:<key>:rpd   sorted sets, one member per admitted call scored by its Redis time (sliding windows)
+ *   k:<key>:log                sorted set, one member per admitted call scored by its Redis time: the sliding window
+ *                              of requests per day (when set; else of requests per minute), the minute counted in it
  *   k:<key>:m:<YYYY-MM>        hash: t = tokens spent, d = dollars spent, it / id = tokens / dollars in flight
  *   t:m:<YYYY-MM>              hash: t = team tokens spent, it = team tokens in flight
  *                              (tokens are whole numbers, HINCRBY; dollars HINCRBYFLOAT)
@@ -31,7 +32,8 @@ local function release(base, member)
 end
 `;
 
-// KEYS: 1 rpm zset, 2 rpd zset, 3 key month hash, 4 team month hash, 5 reservations zset
+// KEYS: 1 the key's call log (zset), 2 unused (kept so that key positions stay put), 3 key month hash,
+// 4 team month hash, 5 reservations zset
 // ARGV: rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation member, ttl ms, base
 const RESERVE = `
 local t = redis.call('TIME')
@@ -40,18 +42,25 @@ ${RELEASE}
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now, 'LIMIT', 0, 100)) do release(ARGV[10], m) end
 local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local estT, estD = tonumber(ARGV[6]), tonumber(ARGV[7])
-local function window(key, limit, span, code)
-  if limit < 0 then return nil end
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - span)
-  local c = redis.call('ZCARD', key)
-  if c >= limit then
-    local o = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return {0, code, tostring(limit), tostring(c), tostring(math.max(1, (tonumber(o[2]) or now) + span - now))}
-  end
-  return nil
+-- One sliding log of admitted calls per key: it spans a day when requests_per_day is set, else a minute; the
+-- minute's count is a range count inside it. Entries with a score > now - span are inside the window.
+local span = rpdL >= 0 and 86400000 or 60000
+local function refuse(limit, c, from, within, code)
+  local o = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'LIMIT', 0, 1, 'WITHSCORES')
+  return {0, code, tostring(limit), tostring(c), tostring(math.max(1, (tonumber(o[2]) or now) + within - now))}
 end
-local r = window(KEYS[1], rpmL, 60000, 'key_requests_per_minute') or window(KEYS[2], rpdL, 86400000, 'key_requests_per_day')
-if r then return r end
+if rpmL >= 0 or rpdL >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+  if rpmL >= 0 then
+    local from = '(' .. (now - 60000)
+    local c = span == 60000 and redis.call('ZCARD', KEYS[1]) or redis.call('ZCOUNT', KEYS[1], from, '+inf')
+    if c >= rpmL then return refuse(rpmL, c, from, 60000, 'key_requests_per_minute') end
+  end
+  if rpdL >= 0 then
+    local c = redis.call('ZCARD', KEYS[1])
+    if c >= rpdL then return refuse(rpdL, c, '-inf', 86400000, 'key_requests_per_day') end
+  end
+end
 local k = redis.call('HMGET', KEYS[3], 't', 'd', 'it', 'id')
 local kt, kd, kit, kid = tonumber(k[1] or '0'), tonumber(k[2] or '0'), tonumber(k[3] or '0'), tonumber(k[4] or '0')
 if tokL >= 0 and kt + kit + estT > tokL then return {0, 'key_tokens_per_month', tostring(tokL), tostring(kt), '0'} end
@@ -64,8 +73,7 @@ local function admit(key, span)
   redis.call('ZADD', key, now, ARGV[8])
   if redis.call('PTTL', key) < span / 2 then redis.call('PEXPIRE', key, span) end
 end
-if rpmL >= 0 then admit(KEYS[1], 60000) end
-if rpdL >= 0 then admit(KEYS[2], 86400000) end
+if rpmL >= 0 or rpdL >= 0 then admit(KEYS[1], span) end
 redis.call('HINCRBY', KEYS[3], 'it', estT)
 redis.call('HINCRBYFLOAT', KEYS[3], 'id', estD)
 redis.call('HINCRBY', KEYS[4], 'it', estT)
@@ -136,7 +144,7 @@ export class RedisLimitStore implements LimitStore {
     const k = `${base}k:${s.keyId}`;
     const tokens = Math.round(est.tokens);
     const member = `${randomUUID()}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`;
-    const r = await this.#run('svcLimitReserve', `${k}:rpm`, `${k}:rpd`, `${k}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`,
+    const r = await this.#run('svcLimitReserve', `${k}:log`, `${k}:log`, `${k}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`,
       none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
       tokens, est.dollars, member, ttlMs, base);
     if (Number(r[0]) === 1) return { ok: true, reservationId: String(r[1]) };
