@@ -1,6 +1,6 @@
 /** The ingest benchmark's figures as Markdown, and the "Error ingest" section of docs/performance.md. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT } from './child-process.ts';
@@ -19,6 +19,8 @@ export interface IngestRow {
   refused: Record<number, number>;
   errors: number;
   cpuPercent: number;
+  /** svc (or null endpoint) CPU time per accepted event, µs: all its threads. */
+  cpuUsPerEvent: number;
   peakRssMb: number;
   eventBytes: number;
   bodyBytes: number;
@@ -34,7 +36,7 @@ export async function describeIngestMachine(databaseUrl: string | undefined, red
     await c.end();
   }
   return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, Node ${process.version}${db}` +
-    `${redisUrl ? ', Redis (local)' : ''}; the load generator, svc and the database share the machine`;
+    `${redisUrl ? ', Redis (local)' : ''}; the load generator, svc and the database share the machine (load average ${loadavg()[0].toFixed(1)} when the run ended)`;
 }
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -46,13 +48,13 @@ export function renderIngestReport(r: { rows: IngestRow[]; machine: string; date
     `Envelopes of one ${fmt(first.eventBytes / 1024, 1)} KB browser error event (${fmt(first.bodyBytes / 1024, 1)} KB gzip), a fresh event id each, ` +
       `50 issues, ${first.concurrency} concurrent connections.`,
     '',
-    '| target | load | accepted/s | p50 ms | p99 ms | accepted | in the database | catch-up after load | sustained/s | svc CPU | peak RSS |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| target | load | accepted/s | p50 ms | p99 ms | accepted | in the database | catch-up after load | sustained/s | svc CPU | CPU µs/event | peak RSS |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const x of r.rows) {
     const lost = Number.isFinite(x.stored) ? (x.stored >= x.accepted ? ' (all)' : ` (${x.accepted - x.stored} missing)`) : '';
     lines.push(`| ${x.target} | ${fmt(x.seconds)} s | ${fmt(x.acceptedPerSec)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${x.accepted} | ${fmt(x.stored)}${lost} | ` +
-      `${Number.isFinite(x.catchUpSeconds) ? `${fmt(x.catchUpSeconds, 1)} s` : '–'} | ${fmt(x.sustainedPerSec)} | ${fmt(x.cpuPercent)} % | ${fmt(x.peakRssMb)} MB |`);
+      `${Number.isFinite(x.catchUpSeconds) ? `${fmt(x.catchUpSeconds, 1)} s` : '–'} | ${fmt(x.sustainedPerSec)} | ${fmt(x.cpuPercent)} % | ${fmt(x.cpuUsPerEvent)} | ${fmt(x.peakRssMb)} MB |`);
   }
   const refusals = r.rows.filter((x) => Object.keys(x.refused).some((k) => k !== '200') || x.errors > 0);
   if (refusals.length) {
@@ -74,8 +76,10 @@ What is measured: svc as one \`--role all\` process (HTTP, the ingest fast path,
 preparing worker thread) with its database; the load generator and the database run on the same machine, so the
 null endpoint's rate (the same HTTP stack decompressing and parsing the same envelopes, and nothing else) shows how
 much of the machine was left that day. "In the database" is the sum of the issues' counts once the writer caught
-up; "sustained" is that number over the load time plus the catch-up time. An accepted event is never dropped: the
-queue answers 503 before it would overflow, and a stop drains it.
+up; "sustained" is that number over the load time plus the catch-up time. "svc CPU" is the share of one core the
+process used (all its threads: event loop, preparing worker, garbage collector); "CPU µs/event" is that time per
+accepted event, the figure that bounds throughput once the machine is saturated. Postgres and Redis CPU come on
+top. An accepted event is never dropped: the queue answers 503 before it would overflow, and a stop drains it.
 `;
 
 /** Replaces the ingest block of docs/performance.md (between its markers), or appends it. */

@@ -103,7 +103,8 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
     const row: IngestRow = {
       target: t.name, seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99),
       accepted, stored, catchUpSeconds: catchUp, sustainedPerSec: (r.ok) / (r.seconds + catchUp), refused: r.statuses, errors: r.errors,
-      cpuPercent: (cpu / 10) / r.seconds, peakRssMb: peakRssMb(svc.pid), eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
+      cpuPercent: (cpu / 10) / r.seconds, cpuUsPerEvent: (cpu * 1000) / r.ok, peakRssMb: peakRssMb(svc.pid),
+      eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
     };
     process.stdout.write(`${t.name}: ${row.acceptedPerSec.toFixed(0)} accepted/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, stored ${stored}/${accepted} after ${catchUp.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, errors ${r.errors}\n`);
     return row;
@@ -125,7 +126,8 @@ async function runNull(seconds: number, concurrency: number): Promise<IngestRow>
     return {
       target: 'null endpoint (decompress, parse, acknowledge)', seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds,
       p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), accepted: r.ok, stored: NaN, catchUpSeconds: NaN, sustainedPerSec: NaN,
-      refused: r.statuses, errors: r.errors, cpuPercent: (cpu / 10) / r.seconds, peakRssMb: peakRssMb(child.pid), eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
+      refused: r.statuses, errors: r.errors, cpuPercent: (cpu / 10) / r.seconds, cpuUsPerEvent: (cpu * 1000) / r.ok, peakRssMb: peakRssMb(child.pid),
+      eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
     };
   } finally {
     await child.stop();
