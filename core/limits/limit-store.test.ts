@@ -53,6 +53,25 @@ describe.each(impls)('%s limit store', (_n, made) => {
     if (!r.ok) expect(r.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
+  it('reserves several calls of several keys, teams and months at once, each seeing the ones before it', async () => {
+    const store = make();
+    const a = subject({ requestsPerMinute: 2, tokensPerMonth: 250 }, 1000);
+    const b = { ...a, keyId: `k${randomHex(3)}`, key: {} };
+    const c = subject({ dollarsPerMonth: 1 });
+    const est = { tokens: 100, dollars: 0.4 };
+    const r = await store.reserveMany([
+      { subject: a, estimate: est }, { subject: c, estimate: est }, { subject: a, estimate: est }, { subject: a, estimate: est },
+      { subject: b, estimate: est }, { subject: c, estimate: est }, { subject: c, estimate: est }, { subject: { ...a, month: '2026-12' }, estimate: est },
+    ]);
+    expect(r.map((x) => (x.ok ? 'ok' : x.code))).toEqual([
+      'ok', 'ok', 'ok', 'key_requests_per_minute', 'ok', 'ok', 'key_dollars_per_month', 'key_requests_per_minute',
+    ]);
+    expect(await store.spend(a.keyId, a.teamId, a.month)).toMatchObject({ keyTokensInFlight: 200 });
+    expect(await store.spend(b.keyId, b.teamId, b.month)).toMatchObject({ keyTokensInFlight: 100 });
+    // a's budget: 200 in flight + 100 more > 250
+    expect(await store.reserveMany([{ subject: { ...a, key: { tokensPerMonth: 250 } }, estimate: est }])).toMatchObject([{ ok: false, code: 'key_tokens_per_month' }]);
+  });
+
   it('checks the daily window too', async () => {
     const store = make();
     const s = subject({ requestsPerMinute: 100, requestsPerDay: 3 });

@@ -49,6 +49,12 @@ export interface Spend extends Totals {
   keyDollarsInFlight: number;
 }
 
+/** One call to reserve for: its subject and what it may use at most. */
+export interface Reservation {
+  subject: LimitSubject;
+  estimate: Amount;
+}
+
 /** One call to settle: its subject, the id its reserve returned ('' when it reserved nothing), its real usage. */
 export interface Settlement {
   subject: LimitSubject;
@@ -58,6 +64,8 @@ export interface Settlement {
 
 export interface LimitStore {
   reserve(subject: LimitSubject, estimate: Amount, reservationTtlMs?: number): Promise<ReserveResult>;
+  /** reserve() for several calls at once, in order (Redis: one script per team and month); results in order. */
+  reserveMany(items: readonly Reservation[], reservationTtlMs?: number): Promise<ReserveResult[]>;
   /** Replaces the reservation with the real usage; returns the month's totals after it. */
   settle(subject: LimitSubject, reservationId: string, actual: Amount): Promise<Totals>;
   /**

@@ -1,7 +1,7 @@
 /** Limits in this process's memory: the single-node default, with the same semantics as the Redis store. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
+import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 interface Month {
   tokens: number;
@@ -10,7 +10,7 @@ interface Month {
   inDollars: number;
 }
 
-interface Reservation {
+interface Held {
   keyMonth: string;
   teamMonth: string;
   tokens: number;
@@ -22,7 +22,7 @@ export class MemoryLimitStore implements LimitStore {
   #clock: Clock;
   #windows = new Map<string, number[]>();
   #months = new Map<string, Month>();
-  #reservations = new Map<string, Reservation>();
+  #reservations = new Map<string, Held>();
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -38,7 +38,7 @@ export class MemoryLimitStore implements LimitStore {
     for (const [id, r] of this.#reservations) if (r.expiresAt <= now) this.#release(id, r);
   }
 
-  #release(id: string, r: Reservation): void {
+  #release(id: string, r: Held): void {
     this.#reservations.delete(id);
     const k = this.#month(r.keyMonth);
     k.inTokens -= r.tokens;
@@ -86,6 +86,12 @@ export class MemoryLimitStore implements LimitStore {
     tm.inTokens += est.tokens;
     this.#reservations.set(id, { keyMonth: `${s.keyId}:${s.month}`, teamMonth: `team:${s.teamId}:${s.month}`, tokens: est.tokens, dollars: est.dollars, expiresAt: now + ttlMs });
     return { ok: true, reservationId: id };
+  }
+
+  async reserveMany(items: readonly Reservation[], ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult[]> {
+    const out: ReserveResult[] = [];
+    for (const it of items) out.push(await this.reserve(it.subject, it.estimate, ttlMs));
+    return out;
   }
 
   async settle(s: LimitSubject, reservationId: string, actual: Amount): Promise<Totals> {

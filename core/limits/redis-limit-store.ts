@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type LimitSubject, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
+import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type LimitSubject, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 const MONTH_TTL_S = 40 * 86400;
 
@@ -32,56 +32,76 @@ local function release(base, member)
 end
 `;
 
-// KEYS: 1 the key's call log (zset), 2 unused (kept so that key positions stay put), 3 key month hash,
-// 4 team month hash, 5 reservations zset
-// ARGV: rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation member, ttl ms, base
+// Reserves for n calls of one team and month, in order (a call sees the reservations of the calls before it).
+// KEYS: 1 reservations zset, 2 team month hash, then per call: its key's call log (zset), its key's month hash.
+// ARGV: base, ttl ms, then per call 8 values: rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens,
+// est dollars, reservation member. Returns 5 values per call: {1, member, '', '', ''} or {0, code, limit, used,
+// retry ms}.
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ${RELEASE}
-for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now, 'LIMIT', 0, 100)) do release(ARGV[10], m) end
-local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local estT, estD = tonumber(ARGV[6]), tonumber(ARGV[7])
--- One sliding log of admitted calls per key: it spans a day when requests_per_day is set, else a minute; the
--- minute's count is a range count inside it. Entries with a score > now - span are inside the window.
-local span = rpdL >= 0 and 86400000 or 60000
-local function refuse(limit, c, from, within, code)
-  local o = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'LIMIT', 0, 1, 'WITHSCORES')
-  return {0, code, tostring(limit), tostring(c), tostring(math.max(1, (tonumber(o[2]) or now) + within - now))}
-end
-if rpmL >= 0 or rpdL >= 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
-  if rpmL >= 0 then
-    local from = '(' .. (now - 60000)
-    local c = span == 60000 and redis.call('ZCARD', KEYS[1]) or redis.call('ZCOUNT', KEYS[1], from, '+inf')
-    if c >= rpmL then return refuse(rpmL, c, from, 60000, 'key_requests_per_minute') end
-  end
-  if rpdL >= 0 then
-    local c = redis.call('ZCARD', KEYS[1])
-    if c >= rpdL then return refuse(rpdL, c, '-inf', 86400000, 'key_requests_per_day') end
-  end
-end
-local k = redis.call('HMGET', KEYS[3], 't', 'd', 'it', 'id')
-local kt, kd, kit, kid = tonumber(k[1] or '0'), tonumber(k[2] or '0'), tonumber(k[3] or '0'), tonumber(k[4] or '0')
-if tokL >= 0 and kt + kit + estT > tokL then return {0, 'key_tokens_per_month', tostring(tokL), tostring(kt), '0'} end
-if dolL >= 0 and kd + kid + estD > dolL then return {0, 'key_dollars_per_month', tostring(dolL), tostring(kd), '0'} end
-local tm = redis.call('HMGET', KEYS[4], 't', 'it')
+local base, ttl = ARGV[1], tonumber(ARGV[2])
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)) do release(base, m) end
+local out = {}
+local function push(a, b, c, d, e) out[#out + 1] = a; out[#out + 1] = b; out[#out + 1] = c; out[#out + 1] = d; out[#out + 1] = e end
+local tm = redis.call('HMGET', KEYS[2], 't', 'it')
 local tt, tit = tonumber(tm[1] or '0'), tonumber(tm[2] or '0')
-if teamL >= 0 and tt + tit + estT > teamL then return {0, 'team_ai_tokens', tostring(teamL), tostring(tt), '0'} end
--- A window lives as long as its newest entry; its expiry is pushed out only when less than half of it is left.
-local function admit(key, span)
-  redis.call('ZADD', key, now, ARGV[8])
-  if redis.call('PTTL', key) < span / 2 then redis.call('PEXPIRE', key, span) end
+local teamNew = not tm[1] and not tm[2]
+for i = 0, (#KEYS - 2) / 2 - 1 do
+  local log, km, a = KEYS[3 + 2 * i], KEYS[4 + 2 * i], 3 + 8 * i
+  local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local estT, estD, member = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), ARGV[a + 7]
+  local refused = false
+  local function refuse(code, limit, used, retry)
+    push(0, code, tostring(limit), tostring(used), tostring(retry))
+    refused = true
+  end
+  -- One sliding log of admitted calls per key: it spans a day when requests_per_day is set, else a minute; the
+  -- minute's count is a range count inside it. Entries with a score > now - span are inside the window.
+  local span = rpdL >= 0 and 86400000 or 60000
+  local function oldest(from, within)
+    local o = redis.call('ZRANGEBYSCORE', log, from, '+inf', 'LIMIT', 0, 1, 'WITHSCORES')
+    return math.max(1, (tonumber(o[2]) or now) + within - now)
+  end
+  if rpmL >= 0 or rpdL >= 0 then
+    redis.call('ZREMRANGEBYSCORE', log, '-inf', now - span)
+    if rpmL >= 0 then
+      local from = '(' .. (now - 60000)
+      local c = span == 60000 and redis.call('ZCARD', log) or redis.call('ZCOUNT', log, from, '+inf')
+      if c >= rpmL then refuse('key_requests_per_minute', rpmL, c, oldest(from, 60000)) end
+    end
+    if not refused and rpdL >= 0 then
+      local c = redis.call('ZCARD', log)
+      if c >= rpdL then refuse('key_requests_per_day', rpdL, c, oldest('-inf', 86400000)) end
+    end
+  end
+  local k
+  if not refused then
+    k = redis.call('HMGET', km, 't', 'd', 'it', 'id')
+    local kt, kd, kit, kid = tonumber(k[1] or '0'), tonumber(k[2] or '0'), tonumber(k[3] or '0'), tonumber(k[4] or '0')
+    if tokL >= 0 and kt + kit + estT > tokL then refuse('key_tokens_per_month', tokL, kt, 0)
+    elseif dolL >= 0 and kd + kid + estD > dolL then refuse('key_dollars_per_month', dolL, kd, 0)
+    elseif teamL >= 0 and tt + tit + estT > teamL then refuse('team_ai_tokens', teamL, tt, 0) end
+  end
+  if not refused then
+    if rpmL >= 0 or rpdL >= 0 then
+      -- A log lives as long as its newest entry; its expiry is pushed out only when less than half of it is left.
+      redis.call('ZADD', log, now, member)
+      if redis.call('PTTL', log) < span / 2 then redis.call('PEXPIRE', log, span) end
+    end
+    redis.call('HINCRBY', km, 'it', estT)
+    redis.call('HINCRBYFLOAT', km, 'id', estD)
+    redis.call('HINCRBY', KEYS[2], 'it', estT)
+    tit = tit + estT
+    -- A month hash gets its expiry with its first settle; set it here only while it has none.
+    if not k[1] and not k[3] then redis.call('EXPIRE', km, ${MONTH_TTL_S}) end
+    if teamNew then redis.call('EXPIRE', KEYS[2], ${MONTH_TTL_S}); teamNew = false end
+    redis.call('ZADD', KEYS[1], now + ttl, member)
+    push(1, member, '', '', '')
+  end
 end
-if rpmL >= 0 or rpdL >= 0 then admit(KEYS[1], span) end
-redis.call('HINCRBY', KEYS[3], 'it', estT)
-redis.call('HINCRBYFLOAT', KEYS[3], 'id', estD)
-redis.call('HINCRBY', KEYS[4], 'it', estT)
--- A month hash gets its expiry with its first settle; set it here only while it has none.
-if not k[1] then redis.call('EXPIRE', KEYS[3], ${MONTH_TTL_S}) end
-if not tm[1] then redis.call('EXPIRE', KEYS[4], ${MONTH_TTL_S}) end
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[9]), ARGV[8])
-return {1, ARGV[8]}`;
+return out`;
 
 // Settles n calls of one team and month. KEYS: 1 team month hash, 2..n+1 key month hashes.
 // ARGV: base, then per call: reservation member ('' = none), tokens, dollars.
@@ -117,6 +137,18 @@ redis.call('EXPIRE', KEYS[2], ${MONTH_TTL_S})
 return 1`;
 
 const none = (n: number | undefined) => (n === undefined ? -1 : n);
+
+/** Indexes of the items by team and month: one script each (a script's keys must share the team's hash slot). */
+function groupByTeamMonth(items: readonly { subject: LimitSubject }[]): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  items.forEach((it, i) => {
+    const g = `${it.subject.teamId}\n${it.subject.month}`;
+    const list = groups.get(g);
+    if (list) list.push(i);
+    else groups.set(g, [i]);
+  });
+  return groups;
+}
 type Script = (...a: (string | number)[]) => Promise<string[]>;
 
 export class RedisLimitStore implements LimitStore {
@@ -126,7 +158,7 @@ export class RedisLimitStore implements LimitStore {
   constructor(redis: Redis, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#redis.defineCommand('svcLimitReserve', { numberOfKeys: 5, lua: RESERVE });
+    this.#redis.defineCommand('svcLimitReserve', { lua: RESERVE });
     this.#redis.defineCommand('svcLimitSeed', { numberOfKeys: 2, lua: SEED });
     this.#redis.defineCommand('svcLimitSettle', { lua: SETTLE });
   }
@@ -140,15 +172,32 @@ export class RedisLimitStore implements LimitStore {
   }
 
   async reserve(s: LimitSubject, est: Amount, ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult> {
-    const base = this.#base(s.teamId);
-    const k = `${base}k:${s.keyId}`;
-    const tokens = Math.round(est.tokens);
-    const member = `${randomUUID()}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`;
-    const r = await this.#run('svcLimitReserve', `${k}:log`, `${k}:log`, `${k}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`,
-      none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
-      tokens, est.dollars, member, ttlMs, base);
-    if (Number(r[0]) === 1) return { ok: true, reservationId: String(r[1]) };
-    return { ok: false, code: r[1] as LimitCode, limit: Number(r[2]), used: Number(r[3]), retryAfterMs: Number(r[4]) };
+    return (await this.reserveMany([{ subject: s, estimate: est }], ttlMs))[0];
+  }
+
+  async reserveMany(items: readonly Reservation[], ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult[]> {
+    const out: ReserveResult[] = new Array(items.length);
+    await Promise.all([...groupByTeamMonth(items).values()].map(async (idx) => {
+      const first = items[idx[0]].subject;
+      const base = this.#base(first.teamId);
+      const keys = [`${base}res`, `${base}t:m:${first.month}`];
+      const args: (string | number)[] = [base, ttlMs];
+      for (const i of idx) {
+        const { subject: s, estimate: est } = items[i];
+        const tokens = Math.round(est.tokens);
+        keys.push(`${base}k:${s.keyId}:log`, `${base}k:${s.keyId}:m:${s.month}`);
+        args.push(none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
+          tokens, est.dollars, `${randomUUID()}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`);
+      }
+      const r = await this.#run('svcLimitReserve', keys.length, ...keys, ...args);
+      idx.forEach((i, j) => {
+        const f = r.slice(5 * j, 5 * j + 5);
+        out[i] = Number(f[0]) === 1
+          ? { ok: true, reservationId: String(f[1]) }
+          : { ok: false, code: f[1] as LimitCode, limit: Number(f[2]), used: Number(f[3]), retryAfterMs: Number(f[4]) };
+      });
+    }));
+    return out;
   }
 
   async settle(s: LimitSubject, reservationId: string, actual: Amount): Promise<Totals> {
@@ -157,15 +206,7 @@ export class RedisLimitStore implements LimitStore {
 
   async settleMany(items: readonly Settlement[]): Promise<Totals[]> {
     const out: Totals[] = new Array(items.length);
-    // One script per team and month (a script's keys must share the team's hash slot).
-    const groups = new Map<string, number[]>();
-    items.forEach((it, i) => {
-      const g = `${it.subject.teamId}\n${it.subject.month}`;
-      const list = groups.get(g);
-      if (list) list.push(i);
-      else groups.set(g, [i]);
-    });
-    await Promise.all([...groups.values()].map(async (idx) => {
+    await Promise.all([...groupByTeamMonth(items).values()].map(async (idx) => {
       const first = items[idx[0]].subject;
       const base = this.#base(first.teamId);
       const keys = [`${base}t:m:${first.month}`, ...idx.map((i) => `${base}k:${items[i].subject.keyId}:m:${first.month}`)];

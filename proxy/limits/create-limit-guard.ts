@@ -9,6 +9,7 @@ import { ServerTime } from '../../core/limits/server-time.ts';
 import { BudgetAlerts } from './budget-alerts.ts';
 import { CallBodyWriter, type CallBodyWriterOptions } from './call-body-writer.ts';
 import { KeyLimitGuard } from './key-limit-guard.ts';
+import { ReserveBatcher } from './reserve-batcher.ts';
 import { SettleBatcher } from './settle-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
 
@@ -29,7 +30,8 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   const bodies = new CallBodyWriter(ctx.db, ctx.log, opts.bodies);
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
   const settles = new SettleBatcher(store, ctx.log);
-  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, settles, reserveTimeoutMs: opts.reserveTimeoutMs });
+  const reserves = new ReserveBatcher(store);
+  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, settles, reserves, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
     guard, time, alerts, bodies, settles,
     start: async () => {

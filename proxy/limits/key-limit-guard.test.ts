@@ -21,6 +21,7 @@ import { BudgetAlerts } from './budget-alerts.ts';
 import { CallBodyWriter } from './call-body-writer.ts';
 import { KeyLimitGuard } from './key-limit-guard.ts';
 import type { AdmitRequest } from './limit-guard.ts';
+import { ReserveBatcher } from './reserve-batcher.ts';
 import { SettleBatcher } from './settle-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
 
@@ -34,7 +35,7 @@ afterAll(() => clients.forEach((c) => c.disconnect()));
 function guardOn(store: LimitStore, reserveTimeoutMs?: number): KeyLimitGuard {
   return new KeyLimitGuard(ctx, {
     store, time: new ServerTime(systemClock, counters), seeder: new SpendSeeder(db, store, log), alerts: new BudgetAlerts(ctx),
-    bodies: new CallBodyWriter(db, log), settles: new SettleBatcher(store, log), reserveTimeoutMs,
+    bodies: new CallBodyWriter(db, log), settles: new SettleBatcher(store, log), reserves: new ReserveBatcher(store), reserveTimeoutMs,
   });
 }
 
@@ -84,6 +85,7 @@ describe('counters unavailable', () => {
   it('treats counters that do not answer in time as unavailable', async () => {
     const hanging: LimitStore = {
       reserve: () => new Promise(() => {}),
+      reserveMany: () => new Promise(() => {}),
       settle: () => new Promise(() => {}),
       settleMany: () => new Promise(() => {}),
       spend: () => new Promise(() => {}),

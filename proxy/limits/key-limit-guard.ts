@@ -4,7 +4,7 @@
  * A call of a key with any limit (requests per minute or day, tokens or dollars per month) or of a team with
  * `ai.tokens` is metered: one atomic reserve in the limit store before the upstream call (Redis: one round trip,
  * all limits checked and the estimate reserved on Redis time), one settle after it (the reservation is replaced by
- * the real usage; settles of concurrent calls share one round trip, settle-batcher.ts). Everything else needed is cached: the key's limits come with the
+ * the real usage). Concurrent calls share those round trips (reserve-batcher.ts, settle-batcher.ts). Everything else needed is cached: the key's limits come with the
  * cached key record, the team's through a LookupCache on TEAM_LIMITS_CACHE, price overrides through PRICES_CACHE.
  * A call of an unmetered key touches no counters at all.
  *
@@ -30,6 +30,7 @@ import type { CallBodyWriter } from './call-body-writer.ts';
 import { estimateCall } from './call-estimate.ts';
 import { limitRefusal, unpricedRefusal } from './limit-refusal.ts';
 import type { AdmitRequest, CallAnswer, LimitGuard, LimitTicket } from './limit-guard.ts';
+import type { ReserveBatcher } from './reserve-batcher.ts';
 import type { SettleBatcher } from './settle-batcher.ts';
 import { SeedSkipped, type SpendSeeder } from './spend-seeder.ts';
 
@@ -40,6 +41,7 @@ export interface KeyLimitGuardParts {
   alerts: BudgetAlerts;
   bodies: CallBodyWriter;
   settles: SettleBatcher;
+  reserves: ReserveBatcher;
   /** A reserve that takes longer is treated as counters down (503). */
   reserveTimeoutMs?: number;
 }
@@ -126,7 +128,7 @@ export class KeyLimitGuard implements LimitGuard {
     } catch (err) {
       if (!(err instanceof SeedSkipped)) throw err;
     }
-    return this.#p.store.reserve(s, { tokens: estimate.tokens, dollars: estimate.dollars });
+    return this.#p.reserves.reserve(s, { tokens: estimate.tokens, dollars: estimate.dollars });
   }
 
   #ticket(req: AdmitRequest, subject: LimitSubject | undefined, reservationId: string): LimitTicket {

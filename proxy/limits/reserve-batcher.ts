@@ -1,0 +1,50 @@
+/**
+ * Reserves in batches: reservations asked for while the event loop handles one round of I/O go to the limit store
+ * together (LimitStore.reserveMany: on Redis one script per team and month, checked in order, each call seeing the
+ * ones before it), flushed on setImmediate. Under load many calls share one reserve round trip; an idle gateway
+ * waits for nothing but the end of the current I/O callbacks.
+ */
+import type { Amount, LimitStore, LimitSubject, ReserveResult } from '../../core/limits/limit-store.ts';
+
+const MAX_BATCH = 128;
+
+interface Queued {
+  subject: LimitSubject;
+  estimate: Amount;
+  resolve: (r: ReserveResult) => void;
+  reject: (err: unknown) => void;
+}
+
+export class ReserveBatcher {
+  #store: LimitStore;
+  #queue: Queued[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
+
+  constructor(store: LimitStore) {
+    this.#store = store;
+  }
+
+  reserve(subject: LimitSubject, estimate: Amount): Promise<ReserveResult> {
+    return new Promise<ReserveResult>((resolve, reject) => {
+      this.#queue.push({ subject, estimate, resolve, reject });
+      if (this.#queue.length >= MAX_BATCH) this.#flush();
+      else this.#scheduled ??= setImmediate(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    if (this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#store.reserveMany(batch).then(
+      (results) => {
+        for (let i = 0; i < batch.length; i++) batch[i].resolve(results[i]);
+      },
+      (err: unknown) => {
+        for (const q of batch) q.reject(err);
+      },
+    );
+  }
+}
