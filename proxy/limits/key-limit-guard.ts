@@ -109,10 +109,15 @@ export class KeyLimitGuard implements LimitGuard {
 
     const wait = timeout(this.#p.reserveTimeoutMs ?? 2000);
     let result;
+    const reserving = this.#reserve(subject, tag, estimate);
     try {
-      result = await Promise.race([this.#reserve(subject, tag, estimate), wait.promise]);
+      result = await Promise.race([reserving, wait.promise]);
     } catch (err) {
       if (isSvcError(err)) throw err;
+      // A reservation that arrives after the refusal is given back at once rather than held until it expires.
+      reserving.then((late) => {
+        if (late.ok) this.#p.settles.settle({ subject, reservationId: late.reservationId, actual: { tokens: 0, dollars: 0 } }, () => {});
+      }, () => {});
       this.#ctx.log.error({ err, key: key.id }, 'limit counters unavailable: metered call refused');
       throw svcError('counters_unavailable', 'The limit counters cannot be reached, so this key\'s limits cannot be checked; the call is refused rather than let through unmetered. Retry shortly.', {}, { 'retry-after': '1' });
     } finally {
