@@ -10,7 +10,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../core/context.ts';
 import { svcError } from '../core/errors.ts';
-import { sendError } from '../core/http/reply-error.ts';
+import { sendError, toSvcError } from '../core/http/reply-error.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
 import { sendPreflight, setCorsHeaders } from './cors.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
@@ -61,8 +61,10 @@ async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<voi
   app.addHook('onRequest', async (_req, reply) => setCorsHeaders(reply));
   app.setErrorHandler((err: FastifyError, req, reply) => {
     setCorsHeaders(reply);
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(req, reply, svcError('envelope_too_large', undefined, { limit_bytes: ENVELOPE_MAX_BYTES }));
-    return sendError(req, reply, err);
+    const e = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? svcError('envelope_too_large', undefined, { limit_bytes: ENVELOPE_MAX_BYTES }) : toSvcError(err);
+    // SDKs log this header when a send fails (it is how Relay explains a refusal).
+    reply.header('x-sentry-error', e.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200));
+    return sendError(req, reply, e);
   });
 
   const routes: Array<[string, Receive]> = [['/api/:project/envelope/', receiveEnvelope], ['/api/:project/store/', receiveStore]];

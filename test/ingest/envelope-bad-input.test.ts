@@ -25,6 +25,7 @@ function expectError(res: LightMyRequestResponse, status: number, code: string) 
   expect(body.error.message).toMatch(/\w/);
   expect(typeof body.error.details).toBe('object');
   expect(res.headers['access-control-allow-origin']).toBe('*');
+  expect(res.headers['x-sentry-error']).toBe(body.error.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200));
 }
 
 const ok = { message: 'fine' };
