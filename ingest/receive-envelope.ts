@@ -9,6 +9,7 @@
  * reports… are accepted on the wire and dropped). A client report's discarded counts are recorded as well. A bad
  * event refuses the request (4xx) and nothing is stored; a bad client report is counted and the rest goes on.
  */
+import { svcError } from '../core/errors.ts';
 import { extractClientKey } from './lib/client-auth.ts';
 import { decompressBody } from './lib/decompress-body.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
@@ -36,6 +37,10 @@ export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Pro
   }
   const items = classifyItems(envelope.items);
   const eventItem = items.find((c) => c.keep);
+  if (items.some((c) => c.type === 'event' && c.outcome.outcome === 'invalid')) {
+    countAll(deps, project.id, now, items);
+    throw svcError('invalid_event', 'The event item is empty.');
+  }
 
   let event: EventPayload | undefined;
   if (eventItem) {

@@ -42,6 +42,7 @@ describe('bad envelopes', () => {
     ['two events', () => post(s, url(), envelope({}, [[{ type: 'event' }, ok], [{ type: 'event' }, ok]]), auth()), 400, 'invalid_envelope'],
     ['event not JSON', () => post(s, url(), envelope({}, [[{ type: 'event' }, '{"message":']]), auth()), 400, 'invalid_event'],
     ['event not an object', () => post(s, url(), envelope({}, [[{ type: 'event' }, '[1,2]']]), auth()), 400, 'invalid_event'],
+    ['empty event item', () => post(s, url(), '{}\n{"type":"event","length":0}\n', auth()), 400, 'invalid_event'],
     ['bad event_id in the header', () => post(s, url(), eventEnvelope(ok, { event_id: 'xyz' }), auth()), 400, 'invalid_event_id'],
     ['bad event_id in the payload', () => post(s, url(), eventEnvelope({ ...ok, event_id: '123' }), auth()), 400, 'invalid_event_id'],
     ['gzip claimed, plain sent', () => post(s, url(), eventEnvelope(ok), { ...auth(), 'content-encoding': 'gzip' }), 400, 'invalid_compression'],
@@ -68,12 +69,13 @@ describe('bad envelopes', () => {
   it('stored nothing and counted the refusals of the known project as invalid', async () => {
     const o = await waitFor(async () => {
       const r = await outcomes(s.db, p.id);
-      return Object.values(r).reduce((a, b) => a + b, 0) >= 13 ? r : undefined;
+      return Object.values(r).reduce((a, b) => a + b, 0) >= 14 ? r : undefined;
     });
     // Refusals before the project is known (compression of an envelope, keys, project) are not counted per project.
     expect(o).toEqual({
       'invalid:invalid_envelope': 6,
       'invalid:invalid_event': 3,
+      'invalid:empty_payload': 1,
       'invalid:invalid_event_id': 2,
       'invalid:invalid_compression': 1,
       'invalid:event_too_large': 1,
