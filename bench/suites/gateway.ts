@@ -22,6 +22,7 @@ import { cpuMs, peakRssMb } from '../gateway/proc-stats.ts';
 import { renderReport, type Sample } from '../gateway/report.ts';
 
 const ADMIN = `bench-admin-${randomHex(8)}`;
+const SMALL_HEAP = '--max-semi-space-size=2';
 const SECRET = `bench-secret-${randomHex(16)}`;
 
 function opt(args: string[], name: string, fallback: number): number {
@@ -107,11 +108,17 @@ export const suite: BenchSuite = {
         headers: { 'content-type': 'application/json', ...c.auth }, concurrency, durationMs: ms,
       });
       // Memory while holding `concurrency` streams open (each about 1 s long), before any flood.
-      const held = await runLoad({
-        origin: `http://127.0.0.1:${gateway.port}`, path: '/v1/chat/completions', body: chatBody('gpt-4o-slow', true),
+      const holdStreams = (port: number) => runLoad({
+        origin: `http://127.0.0.1:${port}`, path: '/v1/chat/completions', body: chatBody('gpt-4o-slow', true),
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, concurrency, durationMs: 5000,
       });
+      const held = await holdStreams(gateway.port);
       const heldRss = peakRssMb(gateway.pid);
+      // The same with a smaller young generation, V8's main growth under load (an option for memory-tight nodes).
+      const small = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0', NODE_OPTIONS: SMALL_HEAP }, 120_000);
+      await holdStreams(small.port);
+      const heldSmallRss = peakRssMb(small.pid);
+      await small.stop();
       process.stdout.write(`${concurrency} streams held open: ${held.requests} streams, peak RSS ${heldRss.toFixed(0)} MB\n`);
       for (const c of configs) await load(c, 1000);
       for (let round = 1; round <= rounds; round++) {
@@ -127,7 +134,7 @@ export const suite: BenchSuite = {
           process.stdout.write(`round ${round} ${c.name}${c.stream ? ' stream' : ''}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${percentile(r.latencies, 50).toFixed(2)} ms, errors ${r.errors}\n`);
         }
       }
-      const rss = { gateway: peakRssMb(gateway.pid), bare: peakRssMb(bare.pid), held: heldRss, heldStreams: held.requests };
+      const rss = { gateway: peakRssMb(gateway.pid), bare: peakRssMb(bare.pid), held: heldRss, heldStreams: held.requests, heldSmall: heldSmallRss, smallHeap: SMALL_HEAP };
       const machine = await describeMachine(databaseUrl, process.env.REDIS_URL);
       const report = renderReport({ samples, rss, machine, rounds, durationMs, concurrency, nodeOptions, date: new Date().toISOString().slice(0, 10) });
       process.stdout.write(`\n${report}\n`);

@@ -6,7 +6,7 @@
  */
 import type { StyleName, UpstreamError, Usage } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
-import { usageOfJson } from './usage-taps.ts';
+import { usageOfRaw } from './usage-taps.ts';
 
 export interface JsonAnswer {
   status: number;
@@ -26,10 +26,17 @@ function parse(buf: Buffer): unknown {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+const OPEN_BRACE = /^\s*\{/;
+
 export function successAnswer(raw: Buffer, upstreamStyle: StyleName, clientStyle: StyleName): JsonAnswer | undefined {
+  if (upstreamStyle === clientStyle) {
+    // Passed through as it came; only its usage member is read.
+    const text = raw.toString('utf8');
+    if (!OPEN_BRACE.test(text)) return undefined;
+    return { status: 200, headers: { 'content-type': JSON_TYPE }, body: raw, usage: usageOfRaw(clientStyle, text) };
+  }
   const json = parse(raw);
   if (json === undefined || typeof json !== 'object' || json === null) return undefined;
-  if (upstreamStyle === clientStyle) return { status: 200, headers: { 'content-type': JSON_TYPE }, body: raw, usage: usageOfJson(clientStyle, json) };
   // An answer the upstream style's decoder cannot read is the upstream's fault (502), not the client's.
   let reply: ReturnType<ReturnType<typeof getStyle>['decodeResponse']>;
   try {

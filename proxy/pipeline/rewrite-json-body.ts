@@ -77,7 +77,7 @@ function stringEnd(text: string, i: number): number {
 }
 
 /** Index just past the JSON value starting at `i`. */
-function valueEnd(text: string, i: number): number {
+export function valueEnd(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === 34) return stringEnd(text, i);
   if (c === 123 || c === 91) {

@@ -3,7 +3,7 @@ import { SseParser } from '../../core/sse.ts';
 import type { StyleName } from '../../translators/model.ts';
 import type { FakeAnswer } from '../../test/fakes/fake-upstream.ts';
 import { FAKE_WIRES } from '../../test/fakes/start-fake.ts';
-import { createUsageTap, usageOfJson } from './usage-taps.ts';
+import { createUsageTap, usageOfJson, usageOfRaw } from './usage-taps.ts';
 
 const ANSWER: FakeAnswer = { text: 'Hello there', stop: 'end', usage: { input: 40, output: 9, cacheRead: 10, reasoning: 3 } };
 const PATHS: Record<StyleName, [string, string, unknown]> = {
@@ -47,7 +47,18 @@ describe.each(['chat', 'messages', 'generative', 'responses'] as const)('the %s 
     const wire = FAKE_WIRES[style];
     const [path, query, body] = PATHS[style];
     const info = wire.inspect('POST', path, new URLSearchParams(query), { ...(body as object), stream: false })!;
-    expect(usageOfJson(style, wire.json(ANSWER, info))).toMatchObject({ source: 'reported', outputTokens: 9 });
+    const json = wire.json(ANSWER, info);
+    expect(usageOfJson(style, json)).toMatchObject({ source: 'reported', outputTokens: 9 });
+    expect(usageOfRaw(style, JSON.stringify(json))).toEqual(usageOfJson(style, json));
+    expect(usageOfRaw(style, JSON.stringify(json, null, 2))).toEqual(usageOfJson(style, json));
+  });
+});
+
+describe('usage of a raw JSON answer', () => {
+  it('is not fooled by a quoted key in the content', () => {
+    const text = JSON.stringify({ choices: [{ message: { content: 'the "usage": {"prompt_tokens": 99}' } }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+    expect(usageOfRaw('chat', text)).toMatchObject({ inputTokens: 3, outputTokens: 1 });
+    expect(usageOfRaw('chat', '{"choices":[]}').source).toBe('unknown');
   });
 });
 

@@ -15,6 +15,7 @@ import { decodeChatUsage } from '../../translators/chat/chat-usage.ts';
 import { decodeMessagesUsage } from '../../translators/messages/messages-usage.ts';
 import { convertGenerativeUsage } from '../../translators/generative/convert-generative-usage.ts';
 import { convertResponsesUsage } from '../../translators/responses/convert-responses-usage.ts';
+import { valueEnd } from './rewrite-json-body.ts';
 
 export interface UsageTap {
   /** Sees one event; false when the event must not reach the client. */
@@ -179,6 +180,32 @@ export function createUsageTap(style: StyleName, opts: { hideUsageChunk?: boolea
     case 'responses':
       return new ResponsesTap();
   }
+}
+
+const USAGE_KEY: Record<StyleName, string> = { chat: '"usage"', messages: '"usage"', responses: '"usage"', generative: '"usageMetadata"' };
+
+/**
+ * Usage of a same-style JSON answer read from its bytes: only the top-level usage member is parsed (the last
+ * occurrence of its key; a key quoted inside a string is escaped and cannot match). Falls back to parsing the whole
+ * answer when that member cannot be cut out.
+ */
+export function usageOfRaw(style: StyleName, text: string): Usage {
+  const key = USAGE_KEY[style];
+  const at = text.lastIndexOf(key);
+  if (at >= 0) {
+    let i = at + key.length;
+    while (text.charCodeAt(i) === 32) i++;
+    if (text.charCodeAt(i) === 58 /* : */) {
+      i++;
+      while (text.charCodeAt(i) === 32) i++;
+      if (text.charCodeAt(i) === 123 /* { */) {
+        const member = parse(`{${key}:${text.slice(i, valueEnd(text, i))}}`);
+        if (member) return usageOfJson(style, member);
+      }
+    }
+  }
+  const whole = parse(text);
+  return whole ? usageOfJson(style, whole) : { source: 'unknown' };
 }
 
 /** Usage of a same-style JSON answer, without decoding the rest of it. */
