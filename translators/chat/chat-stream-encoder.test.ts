@@ -101,7 +101,7 @@ describe('ChatStreamEncoder', () => {
       { type: 'stop', reason: 'tool_use' },
     ]);
     const args = new Map<number, string>();
-    for (const d of deltas(out)) for (const tc of d.delta.tool_calls ?? []) args.set(tc.index, (args.get(tc.index) ?? '') + (tc.function?.arguments ?? ''));
+    for (const d of deltas(out)) for (const tc of d.delta.tool_calls ?? []) args.set(tc.index ?? 0, (args.get(tc.index ?? 0) ?? '') + (tc.function?.arguments ?? ''));
     expect([...args.values()]).toEqual(['{}', '{"city":"Oslo"}']);
   });
 });
