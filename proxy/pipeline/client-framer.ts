@@ -11,10 +11,21 @@ export interface ClientFramer {
   end(): string;
 }
 
+/** A line break in a field: such a frame goes through writeSse (several data lines, or a refusal for the name). */
+function hasBreak(s: string): boolean {
+  return s.includes('\n') || s.includes('\r');
+}
+
 export class SseFramer implements ClientFramer {
   readonly contentType = 'text/event-stream; charset=utf-8';
   frame(ev: { event?: string; data: string }): string {
-    return writeSse(ev.event === undefined ? { data: ev.data } : { event: ev.event, data: ev.data });
+    // Fast path, no object or regular expression per frame: the data of a translated frame is one JSON text
+    // (JSON.stringify never writes a raw line break), so it is one `data:` line.
+    const { event, data } = ev;
+    if (!hasBreak(data) && (event === undefined || !hasBreak(event))) {
+      return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
+    }
+    return writeSse(event === undefined ? { data } : { event, data });
   }
   end(): string {
     return '';

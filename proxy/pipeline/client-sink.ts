@@ -2,6 +2,11 @@
  * The client side of an answer once the gateway commits to it: the raw Node response (the route hijacked the
  * fastify reply), with backpressure (a write that fills the socket buffer waits for `drain`), the time of the
  * first byte, and the client going away (which aborts the upstream call through `signal`).
+ *
+ * Writes are corked until the end of the event-loop turn (setImmediate): the head, the chunks that arrived in one
+ * read of the upstream socket and the chunked-encoding terminator then leave in one `writev` instead of one
+ * system call each (Node's own cork only lasts until the next tick, before the upstream body's 'end' event).
+ * Socket writes were the largest cost of a streamed call.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -11,6 +16,12 @@ export class ClientSink {
   /** performance.now() of the first body byte written, if any. */
   firstByteAt: number | undefined;
   #headSent = false;
+  #corked = false;
+  readonly #uncork = (): void => {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.res.socket?.uncork();
+  };
 
   constructor(res: ServerResponse) {
     this.res = res;
@@ -42,6 +53,11 @@ export class ClientSink {
   write(chunk: string | Uint8Array): Promise<void> | undefined {
     if (this.gone || chunk.length === 0) return undefined;
     this.firstByteAt ??= performance.now();
+    if (!this.#corked && this.res.socket) {
+      this.#corked = true;
+      this.res.socket.cork();
+      setImmediate(this.#uncork);
+    }
     if (this.res.write(chunk)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
@@ -57,6 +73,8 @@ export class ClientSink {
   end(chunk?: string | Uint8Array): void {
     if (this.gone) return;
     if (chunk !== undefined && chunk.length > 0) this.firstByteAt ??= performance.now();
+    // end() uncorks the socket fully: our pending uncork must not touch a later answer on the same connection.
+    this.#corked = false;
     if (chunk === undefined) this.res.end();
     else this.res.end(chunk);
   }
