@@ -1,6 +1,6 @@
 /** Child processes of the ingest benchmark (svc itself and the null endpoint), with their CPU time and peak RSS. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,4 +69,18 @@ export function peakRssMb(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU time in ms of every process whose command line matches (Linux; machine-wide, whoever started them). */
+export function matchingCpuMs(pattern: RegExp): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (pattern.test(cmd)) total += cpuMs(Number(pid));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }

@@ -24,6 +24,8 @@ export interface IngestRow {
   peakRssMb: number;
   eventBytes: number;
   bodyBytes: number;
+  /** Shares of one core during the load: svc, the machine's Postgres and Redis processes, the load generator. */
+  cpuSplit?: { svc: number; postgres: number; redis: number; loader: number };
 }
 
 export async function describeIngestMachine(databaseUrl: string | undefined, redisUrl: string | undefined): Promise<string> {
@@ -55,6 +57,12 @@ export function renderIngestReport(r: { rows: IngestRow[]; machine: string; date
     const lost = Number.isFinite(x.stored) ? (x.stored >= x.accepted ? ' (all)' : ` (${x.accepted - x.stored} missing)`) : '';
     lines.push(`| ${x.target} | ${fmt(x.seconds)} s | ${fmt(x.acceptedPerSec)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${x.accepted} | ${fmt(x.stored)}${lost} | ` +
       `${Number.isFinite(x.catchUpSeconds) ? `${fmt(x.catchUpSeconds, 1)} s` : '–'} | ${fmt(x.sustainedPerSec)} | ${fmt(x.cpuPercent)} % | ${fmt(x.cpuUsPerEvent)} | ${fmt(x.peakRssMb)} MB |`);
+  }
+  for (const x of r.rows) {
+    if (!x.cpuSplit) continue;
+    const c = x.cpuSplit;
+    lines.push('', `CPU during "${x.target}", in shares of one core (of ${cpus().length}): svc ${fmt(c.svc)} %, Postgres ${fmt(c.postgres)} %, ` +
+      `Redis ${fmt(c.redis)} %, load generator ${fmt(c.loader)} % (Postgres and Redis: every process of theirs on the machine).`);
   }
   const refusals = r.rows.filter((x) => Object.keys(x.refused).some((k) => k !== '200') || x.errors > 0);
   if (refusals.length) {

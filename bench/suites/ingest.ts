@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { BenchSuite } from '../run.ts';
 import { randomHex } from '../../core/ids.ts';
-import { cpuMs, peakRssMb, startChild, type Child } from '../ingest/child-process.ts';
+import { cpuMs, matchingCpuMs, peakRssMb, startChild, type Child } from '../ingest/child-process.ts';
 import { envelopeFactory } from '../ingest/event-fixture.ts';
 import { percentile, runLoad } from '../ingest/load.ts';
 import { describeIngestMachine, renderIngestReport, writeIngestSection, type IngestRow } from '../ingest/report.ts';
@@ -89,8 +89,15 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
     const load = (ms: number) => runLoad({ origin: base, path: `/api/${project.id as number}/envelope/`, headers, body: factory.body, concurrency, durationMs: ms });
     const warm = await load(2000);
     const cpu0 = cpuMs(svc.pid);
+    const others0 = { postgres: matchingCpuMs(/^postgres/), redis: matchingCpuMs(/^redis-server/), loader: process.cpuUsage() };
     const r = await load(t.seconds * 1000);
     const cpu = cpuMs(svc.pid) - cpu0;
+    const share = (ms: number) => ms / 10 / r.seconds;
+    const loaderUs = process.cpuUsage(others0.loader);
+    const split = {
+      svc: share(cpu), postgres: share(matchingCpuMs(/^postgres/) - others0.postgres), redis: share(matchingCpuMs(/^redis-server/) - others0.redis),
+      loader: share((loaderUs.user + loaderUs.system) / 1000),
+    };
     const accepted = warm.ok + r.ok;
     const stopped = performance.now();
     let stored = 0;
@@ -104,7 +111,7 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
       target: t.name, seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99),
       accepted, stored, catchUpSeconds: catchUp, sustainedPerSec: (r.ok) / (r.seconds + catchUp), refused: r.statuses, errors: r.errors,
       cpuPercent: (cpu / 10) / r.seconds, cpuUsPerEvent: (cpu * 1000) / r.ok, peakRssMb: peakRssMb(svc.pid),
-      eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes,
+      eventBytes: factory.eventBytes, bodyBytes: factory.bodyBytes, cpuSplit: split,
     };
     process.stdout.write(`${t.name}: ${row.acceptedPerSec.toFixed(0)} accepted/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, stored ${stored}/${accepted} after ${catchUp.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, errors ${r.errors}\n`);
     return row;
