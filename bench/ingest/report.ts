@@ -25,7 +25,7 @@ export interface IngestRow {
   eventBytes: number;
   bodyBytes: number;
   /** Shares of one core during the load: svc, the machine's Postgres and Redis processes, the load generator. */
-  cpuSplit?: { svc: number; postgres: number; redis: number; loader: number };
+  cpuSplit?: { svc: number; loader: number; postgres?: number; redis?: number };
 }
 
 export async function describeIngestMachine(databaseUrl: string | undefined, redisUrl: string | undefined): Promise<string> {
@@ -61,8 +61,10 @@ export function renderIngestReport(r: { rows: IngestRow[]; machine: string; date
   for (const x of r.rows) {
     if (!x.cpuSplit) continue;
     const c = x.cpuSplit;
-    lines.push('', `CPU during "${x.target}", in shares of one core (of ${cpus().length}): svc ${fmt(c.svc)} %, Postgres ${fmt(c.postgres)} %, ` +
-      `Redis ${fmt(c.redis)} %, load generator ${fmt(c.loader)} % (Postgres and Redis: every process of theirs on the machine).`);
+    const db = c.postgres === undefined ? '' : `, Postgres ${fmt(c.postgres)} %`;
+    const redis = c.redis === undefined ? '' : `, Redis ${fmt(c.redis)} %`;
+    lines.push('', `CPU during "${x.target}", in shares of one core (of ${cpus().length}): svc ${fmt(c.svc)} %${db}${redis}, ` +
+      `load generator ${fmt(c.loader)} %${db || redis ? ' (Postgres and Redis: every process of theirs on the machine)' : ''}.`);
   }
   const refusals = r.rows.filter((x) => Object.keys(x.refused).some((k) => k !== '200') || x.errors > 0);
   if (refusals.length) {

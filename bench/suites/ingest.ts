@@ -95,8 +95,9 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
     const share = (ms: number) => ms / 10 / r.seconds;
     const loaderUs = process.cpuUsage(others0.loader);
     const split = {
-      svc: share(cpu), postgres: share(matchingCpuMs(/^postgres/) - others0.postgres), redis: share(matchingCpuMs(/^redis-server/) - others0.redis),
-      loader: share((loaderUs.user + loaderUs.system) / 1000),
+      svc: share(cpu), loader: share((loaderUs.user + loaderUs.system) / 1000),
+      ...(t.env.DATABASE_URL ? { postgres: share(matchingCpuMs(/^postgres/) - others0.postgres) } : {}),
+      ...(t.env.REDIS_URL ? { redis: share(matchingCpuMs(/^redis-server/) - others0.redis) } : {}),
     };
     const accepted = warm.ok + r.ok;
     const stopped = performance.now();
