@@ -70,6 +70,7 @@ export const ERRORS = {
   key_dollars_per_month: def(403, "The key's monthly dollar budget is spent."),
   team_ai_tokens: def(403, "The team's monthly AI token budget is spent."),
   team_ai_keys: def(422, 'The team already has as many gateway keys as its limit allows.'),
+  usage_backlog: def(503, 'Usage records cannot be written right now (the database is slow or unreachable); new calls are refused until they are. Retry shortly.'),
   counters_unavailable: def(503, 'The limit counters are unavailable; the request is refused rather than let through unmetered.'),
 
   // --- subscription accounts (sign-in, tokens, quota) ---

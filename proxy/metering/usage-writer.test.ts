@@ -61,14 +61,17 @@ describe('the usage writer', () => {
     expect(inserts.flatMap((x) => x.params.filter((_, j) => j % 22 === 1))).toEqual(['key_0', 'key_1', 'key_2', 'key_3']);
   });
 
-  it('bounds the queue by dropping the oldest rows', async () => {
+  it('keeps every row past its bound and reports full until the backlog is written', async () => {
     const { db, inserts, fail } = fakeDb();
     const w = new UsageWriter(db, log, { flushMs: 10_000, batchSize: 100, maxQueued: 5 });
     fail(0);
-    for (let i = 0; i < 8; i++) w.write(record(i));
-    expect(w.queued).toBe(5);
-    expect(w.dropped).toBe(3);
+    for (let i = 0; i < 4; i++) w.write(record(i));
+    expect(w.full).toBe(false);
+    for (let i = 4; i < 8; i++) w.write(record(i));
+    expect(w.queued).toBe(8);
+    expect(w.full).toBe(true);
     await w.drain();
-    expect(inserts[0].params.filter((_, j) => j % 22 === 1)).toEqual(['key_3', 'key_4', 'key_5', 'key_6', 'key_7']);
+    expect(w.full).toBe(false);
+    expect(inserts.flatMap((x) => x.params.filter((_, j) => j % 22 === 1))).toEqual(['key_0', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5', 'key_6', 'key_7']);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Writes usage records in batches, off the request path (DESIGN.md §1 "hot-path writes are batched"): records
  * queue in memory and are written with one multi-row INSERT every `flushMs` or as soon as `batchSize` rows wait.
- * The queue is bounded: past `maxQueued` rows (the database is down or far too slow) the oldest rows are dropped
- * and counted, so memory stays bounded and the gateway keeps answering. `drain()` writes everything left; the
- * feature calls it on shutdown, after the server stopped accepting.
+ * No record is ever dropped: past `maxQueued` waiting rows (the database is down or far too slow) the writer
+ * reports `full`, and the gateway refuses new calls (503 usage_backlog) until the backlog is written, so memory
+ * stays bounded by maxQueued plus the calls already in flight. `drain()` writes everything left; the feature calls
+ * it on shutdown, after the server stopped accepting.
  */
 import type { Db } from '../../core/db/db.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -53,8 +54,6 @@ export class UsageWriter {
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #listeners: ((r: UsageRecord) => void)[] = [];
-  /** Rows dropped because the queue was full. */
-  dropped = 0;
   /** Rows written so far. */
   written = 0;
 
@@ -73,18 +72,19 @@ export class UsageWriter {
 
   write(record: UsageRecord): void {
     for (const fn of this.#listeners) fn(record);
-    if (this.#queue.length >= this.#maxQueued) {
-      this.#queue.shift();
-      this.dropped++;
-      if (this.dropped % 1000 === 1) this.#log.error({ dropped: this.dropped }, 'usage queue full: dropping the oldest usage records');
-    }
     this.#queue.push(record);
+    if (this.#queue.length === this.#maxQueued) this.#log.error({ rows: this.#queue.length }, 'usage records are not being written: refusing new calls until the backlog is written');
     if (this.#queue.length >= this.#batchSize) void this.#flush();
     else this.#timer ??= setTimeout(() => void this.#flush(), this.#flushMs);
   }
 
   get queued(): number {
     return this.#queue.length;
+  }
+
+  /** True while the backlog is at its bound: the gateway then refuses new calls rather than lose their usage. */
+  get full(): boolean {
+    return this.#queue.length >= this.#maxQueued;
   }
 
   /** Writes everything queued; resolves when the database has it. */

@@ -45,6 +45,8 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     rec.finish({ status: r.status, errorCode: e.code, attempt, firstByteAt: sink.firstByteAt, ticket, answer: { body: r.body } });
   };
   try {
+    // Refuse rather than serve a call whose usage (and spend) could not be recorded.
+    if (gw.usage.full) throw svcError('usage_backlog', undefined, {}, { 'retry-after': '5' });
     const plan = await resolveModel(gw.routing, call.key, call.model);
     rec.alias = plan.alias;
     ticket = await gw.limits.admit({
