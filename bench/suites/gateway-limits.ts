@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { Pool } from 'undici';
 import type { BenchSuite } from '../run.ts';
+import { freshDatabase } from '../fresh-database.ts';
 import { randomHex } from '../../core/ids.ts';
 import { percentile, runLoad } from '../gateway/load.ts';
 import { describeMachine } from '../gateway/machine.ts';
@@ -30,25 +30,6 @@ const ALL_LIMITS = { requests_per_minute: 1_000_000, requests_per_day: 1_000_000
 function opt(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-}
-
-async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${randomHex(4)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await c.end();
-    },
-  };
 }
 
 /** n calls, `concurrency` at a time; returns how many answered 200. */

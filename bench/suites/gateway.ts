@@ -12,8 +12,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { BenchSuite } from '../run.ts';
+import { freshDatabase } from '../fresh-database.ts';
 import { randomHex } from '../../core/ids.ts';
 import { runLoad, percentile } from '../gateway/load.ts';
 import { describeMachine } from '../gateway/machine.ts';
@@ -33,25 +33,6 @@ function opt(args: string[], name: string, fallback: number): number {
 function optText(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
-}
-
-async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${randomHex(4)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await c.end();
-    },
-  };
 }
 
 async function setUp(env: Record<string, string>, upstream: string): Promise<string> {

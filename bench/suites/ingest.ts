@@ -14,8 +14,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { BenchSuite } from '../run.ts';
+import { freshDatabase } from '../fresh-database.ts';
 import { randomHex } from '../../core/ids.ts';
 import { cpuMs, matchingCpuMs, peakRssMb, startChild, type Child } from '../ingest/child-process.ts';
 import { envelopeFactory } from '../ingest/event-fixture.ts';
@@ -50,25 +50,6 @@ async function storedEvents(base: string, projectId: number): Promise<number> {
     cursor = page.next_cursor as string | null;
   } while (cursor);
   return total;
-}
-
-async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_ingest_${randomHex(4)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await c.end();
-    },
-  };
 }
 
 interface Target {
@@ -161,7 +142,7 @@ export const suite: BenchSuite = {
     }
     const databaseUrl = process.env.DATABASE_URL || undefined;
     if (databaseUrl) {
-      const db = await freshDatabase(databaseUrl);
+      const db = await freshDatabase(databaseUrl, 'svc_bench_ingest');
       const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: `bench-${randomHex(4)}:` } : {};
       try {
         rows.push(await runTarget({ name: `svc, Postgres${redis.REDIS_URL ? ' + Redis' : ''}`, env: { ...base, DATABASE_URL: db.url, ...redis }, seconds }, concurrency));
