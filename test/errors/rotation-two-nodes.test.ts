@@ -8,7 +8,7 @@ import { REAL_PG, REAL_REDIS } from '../support/test-db.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
 import { createTeamProject, exceptionEvent, postStore } from './support/errors-fixtures.ts';
-import { startProxyNode } from './support/proxy-node.ts';
+import { startSecondNode } from '../support/second-node.ts';
 
 const multi = Boolean(REAL_PG && REAL_REDIS);
 if (!multi) console.warn('rotation-two-nodes tests skipped: they need DATABASE_URL and REDIS_URL (two nodes on one Postgres and one Redis)');
@@ -19,7 +19,7 @@ describe.skipIf(!multi)('two nodes: DSN rotation and project changes', () => {
 
   beforeAll(async () => {
     a = await startTestServer();
-    b = await startProxyNode(a);
+    b = await startSecondNode(a);
     await makeTeam(a, 'nodes');
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ import type { Server } from '../../server/build-server.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { REAL_PG, REAL_REDIS } from '../support/test-db.ts';
 import { countEvents, createProject, eventEnvelope, outcomes, randomEventId, sentryAuth, waitFor, waitForEvents } from './support/ingest-helpers.ts';
-import { startSecondNode } from './support/second-node.ts';
+import { startSecondNode } from '../support/second-node.ts';
 
 const shared = Boolean(REAL_PG && REAL_REDIS);
 let s: TestServer;

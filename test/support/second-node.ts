@@ -1,9 +1,9 @@
 /** A second proxy node on the same database and Redis prefix as a test server (needs DATABASE_URL and REDIS_URL). */
-import { loadConfig } from '../../../core/config.ts';
-import { createLogger } from '../../../core/logger.ts';
-import { buildServer, type Server } from '../../../server/build-server.ts';
-import { openContext } from '../../../server/open-context.ts';
-import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from '../../support/test-server.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/logger.ts';
+import { buildServer, type Server } from '../../server/build-server.ts';
+import { openContext } from '../../server/open-context.ts';
+import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from './test-server.ts';
 
 export async function startSecondNode(first: TestServer): Promise<Server> {
   if (!first.databaseUrl || !process.env.REDIS_URL) throw new Error('a second node needs DATABASE_URL and REDIS_URL');
