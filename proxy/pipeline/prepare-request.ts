@@ -15,7 +15,7 @@ import { getStyle } from '../../translators/styles.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import { checkMedia } from './check-media.ts';
-import { addTopLevelBytes, addTopLevelField, replaceTopLevelValue } from './rewrite-json-body.ts';
+import { addTopLevelBytes, addTopLevelField, replaceNestedValue, replaceTopLevelValue } from './rewrite-json-body.ts';
 
 export interface PreparedRequest {
   same: boolean;
@@ -31,6 +31,15 @@ export interface PreparedRequest {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEEP_HEADERS = ['anthropic-version', 'anthropic-beta'];
 const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true}');
+
+/** A generative countTokens body whose nested request names the resolved model; undefined when it names none. */
+function countRequestWithModel(call: GatewayCall, model: string): string | undefined {
+  for (const outer of ['generateContentRequest', 'generate_content_request']) {
+    const inner = call.body[outer] as { model?: unknown } | null | undefined;
+    if (typeof inner?.model === 'string') return replaceNestedValue(call.raw.toString('utf8'), outer, 'model', `models/${model}`);
+  }
+  return undefined;
+}
 
 export class RequestPreparer {
   #call: GatewayCall;
@@ -79,6 +88,8 @@ export class RequestPreparer {
     let body: Buffer | undefined;
     // The generative-language style names the model in the path; the others in the body.
     if (model !== call.model && call.clientStyle !== 'generative') text = replaceTopLevelValue(call.raw.toString('utf8'), 'model', model);
+    // …except a countTokens body, which may name it again as `generateContentRequest.model` (`models/<name>`).
+    else if (model !== call.model && call.op === 'count') text = countRequestWithModel(call, model);
     const hideUsageChunk = call.clientStyle === 'chat' && call.stream && !call.includeUsage && call.op === 'generate';
     if (hideUsageChunk) {
       const so = call.body.stream_options;

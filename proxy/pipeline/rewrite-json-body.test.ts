@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTopLevelBytes, addTopLevelField, replaceTopLevelValue, topLevelValueSpan } from './rewrite-json-body.ts';
+import { addTopLevelBytes, addTopLevelField, replaceNestedValue, replaceTopLevelValue, topLevelValueSpan } from './rewrite-json-body.ts';
 
 describe('byte-preserving body edits', () => {
   it('replaces only the top-level model, keeping every other byte', () => {
@@ -24,5 +24,13 @@ describe('byte-preserving body edits', () => {
     const member = Buffer.from('"a":1');
     expect(addTopLevelBytes(Buffer.from('{"b":2}'), member).toString()).toBe('{"a":1,"b":2}');
     expect(addTopLevelBytes(Buffer.from(' {\n } '), member).toString()).toBe(' {"a":1\n } ');
+  });
+
+  it('replaces a value one object down, and nothing when the outer member is absent or not an object', () => {
+    const text = '{"model":"top", "generateContentRequest" : {"contents":[{"model":"x"}],"model": "models/fast"},"n":1.0}';
+    expect(replaceNestedValue(text, 'generateContentRequest', 'model', 'models/gemini-2.5-flash'))
+      .toBe('{"model":"top", "generateContentRequest" : {"contents":[{"model":"x"}],"model": "models/gemini-2.5-flash"},"n":1.0}');
+    expect(replaceNestedValue('{"contents":[]}', 'generateContentRequest', 'model', 'm')).toBe('{"contents":[]}');
+    expect(replaceNestedValue('{"generateContentRequest":"model"}', 'generateContentRequest', 'model', 'm')).toBe('{"generateContentRequest":"model"}');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Byte-preserving edits of a same-style request body: the gateway may change the `model` (an alias was resolved)
- * and add a top-level field (chat streams need `stream_options.include_usage`), and nothing else; every other byte
+ * Byte-preserving edits of a same-style request body: the gateway may change the `model` (an alias was resolved;
+ * also the one nested in a generative countTokens body) and add a top-level field (chat streams need `stream_options.include_usage`), and nothing else; every other byte
  * (key order, spacing, number spelling, unknown fields) reaches the upstream as the client wrote it.
  */
 
@@ -37,6 +37,13 @@ export function replaceTopLevelValue(text: string, key: string, value: unknown):
   const span = topLevelValueSpan(text, key);
   if (span === undefined) return text;
   return text.slice(0, span[0]) + JSON.stringify(value) + text.slice(span[1]);
+}
+
+/** Replaces the value of `inner` inside the top-level object `outer` (`{"outer":{"inner":…}}`); unchanged when absent. */
+export function replaceNestedValue(text: string, outer: string, inner: string, value: unknown): string {
+  const span = topLevelValueSpan(text, outer);
+  if (span === undefined || text.charCodeAt(span[0]) !== 123 /* { */) return text;
+  return text.slice(0, span[0]) + replaceTopLevelValue(text.slice(span[0], span[1]), inner, value) + text.slice(span[1]);
 }
 
 /** Adds `"key": value` as the first member of the top-level object. */

@@ -109,3 +109,33 @@ describe('genai SDK refusals', () => {
     expect(names).toContain('models/gpt-4o-mini');
   });
 });
+
+describe('countTokens through an alias', () => {
+  beforeAll(async () => {
+    const put = await g.s.api('PUT', '/api/v1/aliases/gem-count', { models: ['gemini-2.5-flash'] });
+    expect(put.statusCode, put.body).toBeLessThan(300);
+  });
+
+  it('resolves an alias in the path like generateContent', async () => {
+    const n = g.generative.calls.length;
+    const res = await ai.models.countTokens({ model: 'gem-count', contents: 'how many tokens is this?' });
+    expect(res.totalTokens).toBeGreaterThan(0);
+    const call = g.generative.calls[n];
+    expect(call?.path).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(res.sdkHttpResponse?.headers?.['x-svc-model']).toBe('gemini-2.5-flash');
+  });
+
+  it('rewrites generateContentRequest.model to the resolved model, leaving the other bytes alone', async () => {
+    const n = g.generative.calls.length;
+    const raw = '{"generateContentRequest":{"model":"models/gem-count","contents":[{"role":"user","parts":[{"text":"count  me"}]}]},"x_extra":1.0}';
+    const res = await fetch(`${g.s.url}/v1beta/models/gem-count:countTokens`, { method: 'POST', headers: { 'x-goog-api-key': g.key, 'content-type': 'application/json' }, body: raw });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+    expect(res.headers.get('x-svc-token-count')).toBeNull();
+    const call = g.generative.calls[n];
+    expect(call?.path).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(call?.body).toEqual({
+      generateContentRequest: { model: 'models/gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'count  me' }] }] }, x_extra: 1,
+    });
+  });
+});
