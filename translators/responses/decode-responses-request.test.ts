@@ -57,6 +57,20 @@ describe('decodeResponsesRequest', () => {
     expect(conv.warnings).toHaveLength(2);
   });
 
+  it('drops built-in tools with a warning and refuses a tool_choice that forces one', () => {
+    const conv = decodeResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }], tool_choice: 'auto' });
+    expect(conv.tools).toEqual([]);
+    expect(conv.warnings).toEqual(['The built-in tool file_search was dropped: only a responses-style upstream can run it.']);
+    let err: unknown;
+    try {
+      decodeResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(isTranslationError(err) && err.param).toBe('tool_choice');
+    expect((err as Error).message).toContain('web_search');
+  });
+
   it('refuses bodies without model or input', () => {
     for (const body of [null, { input: 'x' }, { model: 'm' }]) {
       let err: unknown;

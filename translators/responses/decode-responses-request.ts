@@ -2,7 +2,11 @@
 // - `instructions` and leading system/developer messages → `Conversation.system`; later ones → system turns.
 // - `message` items → user/assistant turns; consecutive `function_call` and `reasoning` items join the assistant
 //   turn before them; each `function_call_output` → a tool turn (its name looked up from the calls before it).
-// - `previous_response_id` cannot be honoured by a gateway that resends whole transcripts: dropped with a warning.
+// - Built-in tools (`web_search`, `file_search`, `custom`, …) run at the responses API, not at another style's
+//   upstream: dropped with a warning (kept opaque in extras for a responses upstream); a `tool_choice` that forces
+//   one cannot be honoured without them and is refused.
+// - `previous_response_id` cannot be honoured by a gateway that resends whole transcripts: dropped with a warning
+//   (the gateway's /v1/responses route refuses it before decoding).
 // @see https://platform.openai.com/docs/api-reference/responses/create
 
 import type { Conversation, Part, ReasoningEffort, ResponseFormat, TextPart, ToolDef, Turn } from '../model.ts';
@@ -94,7 +98,7 @@ function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<
   for (const t of tools) {
     if (t.type !== 'function') {
       builtin.push(t);
-      conv.warnings.push(`The built-in tool ${t.type} exists only in the responses style.`);
+      conv.warnings.push(`The built-in tool ${t.type} was dropped: only a responses-style upstream can run it.`);
       continue;
     }
     const def: ToolDef = { name: String(t.name), parameters: isPlainObject(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
@@ -120,6 +124,10 @@ export function decodeResponsesRequest(body: unknown): Conversation {
   if (tc === 'auto' || tc === 'none' || tc === 'required') conv.toolChoice = tc;
   else if (isPlainObject(tc) && tc.type === 'function') conv.toolChoice = { name: tc.name };
   else if (isPlainObject(tc) && tc.type === 'allowed_tools') conv.toolChoice = tc.mode;
+  else if (isPlainObject(tc)) {
+    const forced = String((tc as { type?: unknown }).type);
+    throw translationError(`tool_choice forces the built-in tool ${forced}, which only a responses-style upstream can run.`, 'tool_choice');
+  }
   if (typeof req.parallel_tool_calls === 'boolean') conv.parallelToolCalls = req.parallel_tool_calls;
   if (typeof req.max_output_tokens === 'number') conv.sampling.maxTokens = req.max_output_tokens;
   if (typeof req.temperature === 'number') conv.sampling.temperature = req.temperature;
