@@ -59,6 +59,7 @@ export const ERRORS = {
   model_not_found: def(404, 'No account serves this model and no alias has this name.'),
   model_required: def(400, 'The request must name a model.'),
   invalid_request: def(400, 'The request body is not valid for this API.'),
+  response_state_unsupported: def(400, 'The gateway keeps no responses or conversations: send the whole conversation in input instead of previous_response_id, conversation or background.'),
   upstream_unreachable: def(502, 'The upstream provider could not be reached.'),
   upstream_timeout: def(504, 'The upstream provider did not answer in time.'),
   upstream_error: def(502, 'The upstream provider answered with an error.'),

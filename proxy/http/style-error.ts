@@ -28,14 +28,21 @@ export function upstreamErrorOf(e: SvcError): UpstreamError {
 
 type ErrorBody = { error?: Record<string, unknown> };
 
+/** chat and responses: the stable code in `error.code` and the offending field, when known, in `error.param`. */
+function putOpenAiCode(b: ErrorBody, code: string, param: unknown): void {
+  if (!b.error) return;
+  b.error.code = code;
+  if (typeof param === 'string') b.error.param = param;
+}
+
 /**
  * Where each style carries the gateway's stable code: chat and responses in `error.code` (as OpenAI does),
  * messages in an added `error.code` (clients read `type` and `message` and ignore the rest), generative-language
  * as a google.rpc.ErrorInfo `reason` in `error.details` (Google's place for stable machine-readable reasons).
  */
-const PUT_CODE: Record<StyleName, (body: ErrorBody, code: string) => void> = {
-  chat: (b, code) => void (b.error && (b.error.code = code)),
-  responses: (b, code) => void (b.error && (b.error.code = code)),
+const PUT_CODE: Record<StyleName, (body: ErrorBody, code: string, param: unknown) => void> = {
+  chat: putOpenAiCode,
+  responses: putOpenAiCode,
   messages: (b, code) => void (b.error && (b.error.code = code)),
   generative: (b, code) => {
     if (!b.error) return;
@@ -47,7 +54,7 @@ const PUT_CODE: Record<StyleName, (body: ErrorBody, code: string) => void> = {
 /** Status, headers and JSON text of a refusal in `style`. */
 export function styleErrorResponse(style: StyleName, e: SvcError): { status: number; headers: Record<string, string>; body: string } {
   const enc = getStyle(style).encodeError(upstreamErrorOf(e));
-  PUT_CODE[style](enc.body as ErrorBody, e.code);
+  PUT_CODE[style](enc.body as ErrorBody, e.code, e.details.param);
   return { status: enc.status, headers: { ...e.headers, ...enc.headers }, body: JSON.stringify(enc.body) };
 }
 

@@ -19,6 +19,8 @@ export interface GatewayCall {
   includeUsage: boolean;
   raw: Buffer;
   body: Record<string, unknown>;
+  /** What the route itself dropped from the request, sent with the answer as `X-Svc-Warning` (responses `store`). */
+  warnings?: readonly string[];
   headers: IncomingHttpHeaders;
   /** performance.now() when the request arrived. */
   startedAt: number;

@@ -25,9 +25,10 @@ import { StreamCollector } from '../../translators/collect-stream.ts';
 
 const WARNING_CHARS = /[^\x20-\x7e]/g;
 
-function answerHeaders(a: Attempt): Record<string, string | string[]> {
+function answerHeaders(a: Attempt, routeWarnings: readonly string[] = []): Record<string, string | string[]> {
   const h: Record<string, string | string[]> = { 'x-svc-model': a.step.model };
-  if (a.prepared.warnings.length > 0) h['x-svc-warning'] = a.prepared.warnings.map((w) => w.replace(WARNING_CHARS, '?'));
+  const warnings = routeWarnings.length > 0 ? [...routeWarnings, ...a.prepared.warnings] : a.prepared.warnings;
+  if (warnings.length > 0) h['x-svc-warning'] = warnings.map((w) => w.replace(WARNING_CHARS, '?'));
   return h;
 }
 
@@ -80,7 +81,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
 
   function relayJson(answer: JsonAnswer, attempt: Attempt): void {
     reply.hijack();
-    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt), 'content-length': String(Buffer.byteLength(answer.body)) });
+    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt, call.warnings), 'content-length': String(Buffer.byteLength(answer.body)) });
     sink.end(answer.body);
     const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
     rec.finish({
@@ -92,7 +93,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
   async function relayStream(res: Dispatcher.ResponseData, attempt: Attempt): Promise<void> {
     reply.hijack();
     const framer = call.jsonArray ? new JsonArrayFramer() : new SseFramer();
-    sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt) });
+    sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt, call.warnings) });
     const p = attempt.prepared;
     // The stream is collected into one reply only for a key that keeps call bodies.
     const collector = call.key.logBodies !== 'off' ? new StreamCollector() : undefined;

@@ -1,10 +1,12 @@
 /**
- * The `/v1` endpoints of three styles on one prefix: chat-completions (`POST /v1/chat/completions`), messages
- * (`POST /v1/messages`, `POST /v1/messages/count_tokens`) and, because the Google SDK defaults to API version v1,
- * generative-language (`POST /v1/models/{m}:generateContent` …). `GET /v1/models` (and `/v1/models/{id}`) answer
- * in the messages shape when the request carries `anthropic-version` (the Anthropic SDK always sends it), in the
- * generative shape when the key came as `x-goog-api-key` or `?key=`, and in the chat shape otherwise. Refusals and
- * unknown paths answer in the caller's style, told the same way.
+ * The `/v1` endpoints of four styles on one prefix: chat-completions (`POST /v1/chat/completions`), responses
+ * (`POST /v1/responses`: Codex CLI, the openai SDK's `responses.create`), messages (`POST /v1/messages`,
+ * `POST /v1/messages/count_tokens`) and, because the Google SDK defaults to API version v1, generative-language
+ * (`POST /v1/models/{m}:generateContent` …). `GET /v1/models` (and `/v1/models/{id}`) answer in the messages shape
+ * when the request carries `anthropic-version` (the Anthropic SDK always sends it), in the generative shape when
+ * the key came as `x-goog-api-key` or `?key=`, and in the chat shape otherwise (the openai SDK lists models that way
+ * for chat and responses clients alike). Refusals and unknown paths answer in the caller's style, told the same way
+ * (any path under `/v1/responses` in the responses shape).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StyleName } from '../../translators/model.ts';
@@ -13,12 +15,15 @@ import { authenticate, buildCall, jsonBody, requireModel } from '../http/provide
 import { runCall } from '../pipeline/run-call.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
 import { modelListOf, modelReply, modelsForKey } from './list-models.ts';
+import { statelessResponsesWarnings } from './stateless-responses.ts';
 import { generativeCall } from './v1beta-routes.ts';
 
 /** The style of a /v1 request that matched no route (or failed before its route was known). */
 export function v1StyleOf(req: FastifyRequest): StyleName {
   const routeStyle = (req.routeOptions?.config as { style?: StyleName } | undefined)?.style;
   if (routeStyle) return routeStyle;
+  // GET /v1/responses/{id}, …/cancel, …/input_items: a stateless gateway has none of them.
+  if (req.url.startsWith('/v1/responses')) return 'responses';
   const h = req.headers;
   if (h['anthropic-version'] !== undefined || h['x-api-key'] !== undefined) return 'messages';
   if (h['x-goog-api-key'] !== undefined || (req.query as { key?: unknown } | undefined)?.key !== undefined) return 'generative';
@@ -35,6 +40,18 @@ export function v1Routes(gw: Gateway) {
         const stream = body.stream === true;
         const so = body.stream_options as { include_usage?: unknown } | undefined;
         return { op: 'generate', model: requireModel(body.model), stream, jsonArray: false, includeUsage: stream && so?.include_usage === true, raw, body };
+      });
+      await runCall(gw, call, reply);
+    });
+
+    app.post('/responses', { config: { openapi: false, style: 'responses' } }, async (req, reply) => {
+      const startedAt = performance.now();
+      const key = await authenticate(gw, req);
+      const call = buildCall(gw, req, key, 'responses', startedAt, () => {
+        const { raw, body } = jsonBody(req);
+        const model = requireModel(body.model);
+        const warnings = statelessResponsesWarnings(body);
+        return { op: 'generate', model, stream: body.stream === true, jsonArray: false, includeUsage: false, raw, body, warnings };
       });
       await runCall(gw, call, reply);
     });
