@@ -24,5 +24,10 @@ describe('sessionKeyOf', () => {
     const gem = { systemInstruction: { parts: [{ text: 'S' }] }, contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
     expect(sessionKeyOf(call(gem))).toMatch(/^key_1:h:/);
     expect(sessionKeyOf(call({}))).toBeUndefined();
+    const items = { instructions: 'S', input: [{ role: 'developer', content: 'D' }, { role: 'user', content: 'hello' }] };
+    const grown = { ...items, input: [...items.input, { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }] };
+    expect(sessionKeyOf(call(items))).toMatch(/^key_1:h:/);
+    expect(sessionKeyOf(call(grown))).toBe(sessionKeyOf(call(items)));
+    expect(sessionKeyOf(call({ input: 'hello' }))).not.toBe(sessionKeyOf(call({ input: 'bye' })));
   });
 });

@@ -19,7 +19,9 @@ function str(v: unknown): string | undefined {
 /** The system prompt and the first non-system message of any client style. */
 function opening(body: Record<string, unknown>): unknown[] | undefined {
   const system = body.system ?? body.systemInstruction ?? body.system_instruction ?? body.instructions;
-  const turns = (Array.isArray(body.messages) ? body.messages : Array.isArray(body.contents) ? body.contents : []) as unknown[];
+  // messages / contents / the responses style's input (a list of items, or one user text).
+  const input = typeof body.input === 'string' ? [body.input] : body.input;
+  const turns = (Array.isArray(body.messages) ? body.messages : Array.isArray(body.contents) ? body.contents : Array.isArray(input) ? input : []) as unknown[];
   const isSystem = (t: unknown) => {
     const role = (t as { role?: unknown })?.role;
     return role === 'system' || role === 'developer';
