@@ -1,8 +1,9 @@
 /**
- * Calls through subscription accounts: every client style (chat, messages, generative; JSON and streamed) against
- * each plan (Claude as messages with the OAuth bearer and beta header, ChatGPT through the Codex responses backend,
- * Gemini through the Code Assist wrapper); an upstream 401 gets one refresh and one retry; a second 401 or a refused
- * refresh token marks the account needs_sign_in (recorded, announced, out of rotation); usage names the account.
+ * Calls through subscription accounts: every client style (chat, messages, generative, responses; JSON and streamed)
+ * against each plan (Claude as messages with the OAuth bearer and beta header, ChatGPT through the Codex responses
+ * backend, which a responses client reaches in its own style with only the Codex adaptation applied, Gemini through
+ * the Code Assist wrapper); an upstream 401 gets one refresh and one retry; a second 401 or a refused refresh token
+ * marks the account needs_sign_in (recorded, announced, out of rotation); usage names the account.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_PROJECT, type PlanFlavor } from '../fakes/fake-plan-provider.ts';
@@ -22,7 +23,7 @@ afterAll(async () => g?.close());
 
 describe.each(['claude', 'chatgpt', 'gemini'] as const)('%s plan', (flavor) => {
   it.each([
-    ['chat', false], ['chat', true], ['messages', false], ['messages', true], ['generative', false], ['generative', true],
+    ['chat', false], ['chat', true], ['messages', false], ['messages', true], ['generative', false], ['generative', true], ['responses', false], ['responses', true],
   ] as const)('answers a %s client (stream %s)', async (style, stream) => {
     const res = await g[style](MODEL[flavor], `hello ${style}`, { stream });
     expect(res.status, await res.clone().text()).toBe(200);

@@ -18,6 +18,7 @@ export interface PlanEnv {
   /** A chat-completions call; `session` sets X-Svc-Session. */
   chat(model: string, text?: string, opts?: { stream?: boolean; session?: string }): Promise<Response>;
   messages(model: string, text?: string, opts?: { stream?: boolean }): Promise<Response>;
+  responses(model: string, text?: string, opts?: { stream?: boolean }): Promise<Response>;
   generative(model: string, text?: string, opts?: { stream?: boolean }): Promise<Response>;
   state(accountId: string): Promise<string>;
   close(): Promise<void>;
@@ -55,6 +56,9 @@ export async function startPlanEnv(opts: { clock?: Clock; env?: Record<string, s
     messages: (model, text = 'hi', o = {}) => post('/v1/messages', { model, max_tokens: 64, stream: o.stream === true, messages: [{ role: 'user', content: text }] }, {
       'x-api-key': key, 'anthropic-version': '2023-06-01',
     }),
+    responses: (model, text = 'hi', o = {}) => post('/v1/responses', { model, stream: o.stream === true, instructions: 'Be brief.', input: text }, {
+      authorization: `Bearer ${key}`,
+    }),
     generative: (model, text = 'hi', o = {}) => post(`/v1beta/models/${model}:${o.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, { contents: [{ role: 'user', parts: [{ text }] }] }, {
       'x-goog-api-key': key,
     }),
@@ -87,6 +91,11 @@ function pick(j: Record<string, unknown>): string {
   const chat = (j.choices as { message?: { content?: string }; delta?: { content?: string } }[] | undefined)?.[0];
   if (chat) return chat.message?.content ?? chat.delta?.content ?? '';
   if (Array.isArray(j.content)) return (j.content as { text?: string }[]).map((b) => b.text ?? '').join('');
+  if (j.type === 'response.output_text.delta') return String(j.delta);
+  if (j.object === 'response') {
+    const items = j.output as { type: string; content?: { type: string; text?: string }[] }[];
+    return items.filter((i) => i.type === 'message').flatMap((i) => i.content ?? []).map((c) => (c.type === 'output_text' ? c.text ?? '' : '')).join('');
+  }
   const delta = j.delta as { text?: string } | undefined;
   if (j.type === 'content_block_delta') return delta?.text ?? '';
   const cand = (j.candidates as { content?: { parts?: { text?: string }[] } }[] | undefined)?.[0];
