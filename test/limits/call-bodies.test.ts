@@ -78,6 +78,19 @@ describe('kept call bodies', () => {
     expect(across.response).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Echo: across' }] });
   });
 
+  it('keeps a responses-style stream as the assembled response object', async () => {
+    const k = await env.key({ log_bodies: '7d' });
+    const body = { model: 'claude-sonnet-4-6', stream: true, input: 'responses across' };
+    const res = await fetch(`${env.s.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${k.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(await res.text()).toContain('response.completed');
+    const [item] = await until(k.id, 1);
+    const r = await env.s.api('GET', `/api/v1/calls/${item.id}`, undefined, member);
+    expect(r.json()).toMatchObject({
+      client_style: 'responses', stream: true, request: body,
+      response: { object: 'response', status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'Echo: responses across' }] }] },
+    });
+  });
+
   it('keeps nothing for a key with log_bodies off', async () => {
     const k = await env.key();
     expect((await env.chatCall(k.secret)).status).toBe(200);
