@@ -15,7 +15,7 @@ import { authenticate, buildCall, jsonBody, requireModel } from '../http/provide
 import { runCall } from '../pipeline/run-call.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
 import { modelListOf, modelReply, modelsForKey } from './list-models.ts';
-import { statelessResponsesWarnings } from './stateless-responses.ts';
+import { statelessResponsesWarnings } from './stateless-responses-warnings.ts';
 import { generativeCall } from './v1beta-routes.ts';
 
 /** The style of a /v1 request that matched no route (or failed before its route was known). */
