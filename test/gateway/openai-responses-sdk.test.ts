@@ -118,11 +118,15 @@ describe.each([
     expect((err2 as ApiError).type).toBe('server_error');
   });
 
-  it('ends a stream the upstream cut short with an error event and response.failed', async () => {
-    fakeOf(model).script({ cutAfter: 2 });
+  it.each([
+    ['cut short', { cutAfter: 2 }],
+    ['malformed', { malformed: true }],
+  ] as const)('ends a stream the upstream %s with an error event and response.failed', async (_kind, script) => {
+    fakeOf(model).script(script);
     const res = await fetch(`${g.s.url}/v1/responses`, {
       method: 'POST', headers: { authorization: `Bearer ${g.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, stream: true, input: 'a long story' }),
     });
+    expect(res.status).toBe(200);
     const text = await res.text();
     const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
     expect(events.slice(-2)).toEqual(['error', 'response.failed']);
@@ -131,7 +135,7 @@ describe.each([
     const run = async () => {
       for await (const ev of await client.responses.create({ model, stream: true, input: 'a long story' })) void ev;
     };
-    await expect(run()).rejects.toThrow(/ended before the answer was finished/);
+    await expect(run()).rejects.toThrow(/ended before the answer was finished|that is not JSON/);
   });
 });
 
