@@ -10,7 +10,8 @@ describe('logger', () => {
     log.info({ req: { id: '1', method: 'GET', url: '/v1beta/models?key=sk-svc-secret1', headers: {} } }, 'request');
     log.info({ req: { headers: { authorization: 'Bearer tk_secret2', 'x-api-key': 'sk-svc-secret3', cookie: 'svc_session=ses_secret4' } } }, 'raw');
     log.info({ account: { api_key: 'sk-ant-secret5', password: 'secret6', token: 'secret7' } }, 'nested');
-    for (const s of ['secret1', 'secret2', 'secret3', 'secret4', 'secret5', 'secret6', 'secret7']) expect(out).not.toContain(s);
+    log.info({ api_key: 'sk-secret8', refresh_token: 'secret9' }, 'top level');
+    for (const s of ['secret1', 'secret2', 'secret3', 'secret4', 'secret5', 'secret6', 'secret7', 'secret8', 'secret9']) expect(out).not.toContain(s);
     expect(out).toContain('/v1beta/models');
   });
 });

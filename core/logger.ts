@@ -13,13 +13,8 @@ export const REDACT_PATHS = [
   'req.headers.cookie',
   'headers.authorization',
   'headers["x-api-key"]',
-  '*.api_key',
-  '*.apiKey',
-  '*.secret',
-  '*.password',
-  '*.token',
-  '*.access_token',
-  '*.refresh_token',
+  // At the top level of a log object and one level down.
+  ...['api_key', 'apiKey', 'secret', 'password', 'token', 'access_token', 'refresh_token'].flatMap((k) => [k, `*.${k}`]),
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import { svcError } from '../errors.ts';
 import { sendError } from './reply-error.ts';
 import { OpenApiCollector } from './openapi.ts';
+import { lazyRequestLogger } from './lazy-request-logger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +30,7 @@ export function createApp(opts: { log: Logger; bodyLimit: number }): FastifyInst
     bodyLimit: opts.bodyLimit,
     // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: true,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
