@@ -25,6 +25,12 @@ export class LookupCache<V> {
     this.#max = max;
   }
 
+  /** The cached value when it is fresh, without loading: lets hot paths skip a promise on a hit. */
+  peek(key: string): V | undefined {
+    const hit = this.#map.get(key);
+    return hit !== undefined && hit.expiresAt > Date.now() ? hit.value : undefined;
+  }
+
   /** Returns the cached value or loads it once (concurrent misses share one load). */
   async get(key: string, load: (key: string) => Promise<V>): Promise<V> {
     const hit = this.#map.get(key);

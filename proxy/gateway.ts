@@ -31,8 +31,8 @@ export interface Gateway {
   limits: LimitGuard;
   usage: UsageWriter;
   dispatchers: Dispatchers;
-  /** The instance's price overrides (cached; invalidated by the control plane). */
-  prices(): Promise<readonly PriceOverride[]>;
+  /** The instance's price overrides (cached, then without a promise; invalidated by the control plane). */
+  prices(): readonly PriceOverride[] | Promise<readonly PriceOverride[]>;
   /** Writes queued usage and closes upstream pools (after the server stopped accepting). */
   drain(): Promise<void>;
 }
@@ -50,7 +50,7 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
     limits: opts.limits ?? noLimits,
     usage,
     dispatchers,
-    prices: () => prices.get('all', () => readPriceOverrides(ctx.db)),
+    prices: () => prices.peek('all') ?? prices.get('all', () => readPriceOverrides(ctx.db)),
     drain: async () => {
       await usage.drain();
       if (picker instanceof QuotaPicker) await picker.flush();

@@ -6,7 +6,7 @@
  */
 import { svcError } from '../../core/errors.ts';
 import type { GatewayKey } from '../keys/key-store.ts';
-import type { RoutingTable } from './routing-table.ts';
+import type { AccountSnapshot, RoutingTable } from './routing-table.ts';
 import type { UpstreamAccount } from './upstream-account.ts';
 
 export interface RouteStep {
@@ -21,8 +21,14 @@ export interface ModelPlan {
   steps: RouteStep[];
 }
 
-export async function resolveModel(table: RoutingTable, key: GatewayKey, asked: string): Promise<ModelPlan> {
-  const [aliases, snap] = await Promise.all([table.aliases(), table.snapshot()]);
+/** The plan for `asked`; without a promise when the routing data is cached (every call but the first). */
+export function resolveModel(table: RoutingTable, key: GatewayKey, asked: string): ModelPlan | Promise<ModelPlan> {
+  const cached = table.cached();
+  if (cached) return planOf(table, cached.aliases, cached.snap, key, asked);
+  return Promise.all([table.aliases(), table.snapshot()]).then(([aliases, snap]) => planOf(table, aliases, snap, key, asked));
+}
+
+function planOf(table: RoutingTable, aliases: Map<string, readonly string[]>, snap: AccountSnapshot, key: GatewayKey, asked: string): ModelPlan {
   const targets = aliases.get(asked);
   if (!key.allows(asked) && !(targets && targets.every((m) => key.allows(m)))) {
     throw svcError('model_not_allowed', `This key is not allowed to use the model "${asked}".`);

@@ -45,6 +45,13 @@ export class RoutingTable {
     this.#aliases = ctx.caches.register(new LookupCache<Map<string, readonly string[]>>(ALIASES_CACHE, 60_000));
   }
 
+  /** Aliases and accounts when both are cached (the usual case), without a promise; undefined otherwise. */
+  cached(): { aliases: Map<string, readonly string[]>; snap: AccountSnapshot } | undefined {
+    const aliases = this.#aliases.peek(ALL);
+    const snap = aliases && this.#accounts.peek(ALL);
+    return snap ? { aliases, snap } : undefined;
+  }
+
   async aliases(): Promise<Map<string, readonly string[]>> {
     return this.#aliases.get(ALL, async () => {
       const r = await this.#ctx.db.query<{ name: string; models: string[] }>('SELECT name, models FROM model_aliases');

@@ -12,10 +12,15 @@ import { requestKey } from './request-key.ts';
 import { CallRecorder } from '../pipeline/call-recorder.ts';
 import type { GatewayCall } from '../pipeline/gateway-call.ts';
 
-export async function authenticate(gw: Gateway, req: FastifyRequest): Promise<GatewayKey> {
+/** The caller's gateway key; a cached key comes back without a promise (this runs on every call). */
+export function authenticate(gw: Gateway, req: FastifyRequest): GatewayKey | Promise<GatewayKey> {
   const secret = requestKey(req);
   if (secret === undefined) throw svcError('invalid_api_key', 'No gateway key: send it as Authorization: Bearer, x-api-key, x-goog-api-key or the key query parameter.');
-  const key = await gw.keys.find(secret);
+  const found = gw.keys.find(secret);
+  return found instanceof Promise ? found.then(known) : known(found);
+}
+
+function known(key: GatewayKey | undefined): GatewayKey {
   if (key === undefined) throw svcError('invalid_api_key', 'The gateway key is not valid (unknown, disabled or deleted).');
   return key;
 }

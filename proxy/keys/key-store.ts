@@ -40,6 +40,7 @@ interface KeyRow {
 const NEGATIVE_TTL_MS = 5_000;
 const NEGATIVE_MAX = 10_000;
 const MISSING = Symbol('missing');
+const HASH_MEMO_MAX = 10_000;
 
 export function toGatewayKey(r: KeyRow): GatewayKey {
   const patterns = r.allowed_models ?? [];
@@ -68,15 +69,34 @@ export class KeyStore {
   #ctx: AppContext;
   #cache: LookupCache<GatewayKey>;
   #missing = new Map<string, number>();
+  #hashes = new Map<string, string>();
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
     this.#cache = ctx.caches.register(new LookupCache<GatewayKey>(GATEWAY_KEYS_CACHE, 60_000));
   }
 
-  /** The key for a presented secret, or undefined when it is unknown, disabled or deleted. */
-  async find(secret: string): Promise<GatewayKey | undefined> {
-    const hash = hashSecret(secret);
+  /**
+   * The key for a presented secret, or undefined when it is unknown, disabled or deleted. A cached key is returned
+   * at once (no promise): this runs on every gateway call.
+   */
+  find(secret: string): GatewayKey | undefined | Promise<GatewayKey | undefined> {
+    const hash = this.#hash(secret);
+    return this.#cache.peek(hash) ?? this.#lookUp(hash);
+  }
+
+  /** SHA-256 of a secret, memoised: a client presents the same key on every call. */
+  #hash(secret: string): string {
+    let hash = this.#hashes.get(secret);
+    if (hash === undefined) {
+      hash = hashSecret(secret);
+      if (this.#hashes.size >= HASH_MEMO_MAX) this.#hashes.clear();
+      this.#hashes.set(secret, hash);
+    }
+    return hash;
+  }
+
+  async #lookUp(hash: string): Promise<GatewayKey | undefined> {
     const missAt = this.#missing.get(hash);
     if (missAt !== undefined) {
       if (Date.now() - missAt < NEGATIVE_TTL_MS) return undefined;

@@ -49,7 +49,8 @@ export async function attemptUpstreams(
       },
     };
     for (;;) {
-      const account = await gw.picker.pick(step.model, candidates, tried, hint);
+      const picked = gw.picker.pick(step.model, candidates, tried, hint);
+      const account = picked instanceof Promise ? await picked : picked;
       if (account === undefined) break;
       tried.add(account.id);
       // A body this style cannot express throws here (400), before any call.

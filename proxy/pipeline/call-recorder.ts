@@ -11,6 +11,7 @@ import type { Gateway } from '../gateway.ts';
 import type { CallAnswer, LimitTicket } from '../limits/limit-guard.ts';
 import { completeUsage } from '../metering/estimate-usage.ts';
 import { withUsage } from '../metering/usage-record.ts';
+import type { PriceOverride } from '../../core/ai/price-of.ts';
 import type { Attempt } from './attempt-upstreams.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import type { RequestPreparer } from './prepare-request.ts';
@@ -75,13 +76,13 @@ export class CallRecorder {
       stream: call.stream,
     };
     const gw = this.#gw;
-    gw.prices().then(
-      (overrides) => {
-        const record = withUsage(base, usage, overrides);
-        gw.usage.write(record);
-        end.ticket?.settle(record, end.answer);
-      },
-      (err) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'),
-    );
+    const write = (overrides: readonly PriceOverride[]) => {
+      const record = withUsage(base, usage, overrides);
+      gw.usage.write(record);
+      end.ticket?.settle(record, end.answer);
+    };
+    const prices = gw.prices();
+    if (!(prices instanceof Promise)) return write(prices);
+    prices.then(write, (err) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'));
   }
 }

@@ -48,12 +48,15 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
   try {
     // Refuse rather than serve a call whose usage (and spend) could not be recorded.
     if (gw.usage.full) throw svcError('usage_backlog', undefined, {}, { 'retry-after': '5' });
-    const plan = await resolveModel(gw.routing, call.key, call.model);
+    // Both are synchronous on the usual call (cached routing data, no limits); a promise only when they need one.
+    const resolved = resolveModel(gw.routing, call.key, call.model);
+    const plan = resolved instanceof Promise ? await resolved : resolved;
     rec.alias = plan.alias;
-    ticket = await gw.limits.admit({
+    const admitted = gw.limits.admit({
       key: call.key, model: call.model, candidates: plan.steps.map((s) => s.model), clientStyle: call.clientStyle,
       stream: call.stream, estimatedInputTokens: Math.ceil(call.raw.length / 4), body: call.body, raw: call.raw,
     });
+    ticket = admitted instanceof Promise ? await admitted : admitted;
     const result = await attemptUpstreams(gw, plan, preparer, sink.signal);
     if (result.kind === 'gone') return rec.finish({ status: 499, errorCode: 'client_disconnected', attempt: result.attempt, firstByteAt: sink.firstByteAt, ticket, promptTokens: () => rec.promptTokens(preparer) });
     if (result.kind === 'failed') {

@@ -18,6 +18,7 @@ import type { AccountPicker, PickHint, PickOutcome } from '../accounts/account-p
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import { HeaderWindows } from './header-windows.ts';
 import { familyLimits, RotationData, type WindowUse } from './rotation-data.ts';
+import type { Pause } from '../../core/ai/subscriptions/pauses.ts';
 
 export interface QuotaPickerOptions {
   stickyTtlMs?: number;
@@ -48,16 +49,38 @@ export class QuotaPicker implements AccountPicker {
     this.#headers = new HeaderWindows(ctx, this.data);
   }
 
-  async pick(model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint?: PickHint): Promise<UpstreamAccount | undefined> {
+  /**
+   * Synchronous when everything it needs is in memory (cooldowns primed, pauses and windows cached, no sticky
+   * session to look up): the usual call with one account serving the model costs no promise.
+   */
+  pick(model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint?: PickHint): UpstreamAccount | undefined | Promise<UpstreamAccount | undefined> {
     if (candidates.length === 0) return undefined;
-    await this.board.prime(candidates.map((a) => a.id));
+    const priming = this.board.prime(candidates);
+    const pauses = this.data.cachedPauses();
+    const windows = this.data.cachedWindows();
+    if (priming === undefined && pauses !== undefined && windows !== undefined) return this.#choose(model, candidates, tried, hint, pauses, windows);
+    return this.#loadAndChoose(priming, model, candidates, tried, hint);
+  }
+
+  async #loadAndChoose(
+    priming: Promise<void> | undefined, model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint: PickHint | undefined,
+  ): Promise<UpstreamAccount | undefined> {
+    await priming;
     const [pauses, windows] = await Promise.all([this.data.pauses(), this.data.windows()]);
+    return this.#choose(model, candidates, tried, hint, pauses, windows);
+  }
+
+  #choose(
+    model: string, candidates: readonly UpstreamAccount[], tried: ReadonlySet<string>, hint: PickHint | undefined,
+    pauses: Map<string, Pause[]>, windows: Map<string, WindowUse[]>,
+  ): UpstreamAccount | undefined | Promise<UpstreamAccount | undefined> {
     const now = this.#ctx.clock.now();
     const usable: UpstreamAccount[] = [];
     const cooling: [UpstreamAccount, Cooldown][] = [];
     const unavailable = new Set<string>();
     for (const a of candidates) {
-      const paused = (pauses.get(a.id) ?? []).some((p) => p.until > now && familyLimits(p.family, model));
+      const ps = pauses.get(a.id);
+      const paused = ps !== undefined && ps.some((p) => p.until > now && familyLimits(p.family, model));
       const cool = this.board.get(a.id);
       if (paused || cool || tried.has(a.id)) unavailable.add(a.id);
       if (tried.has(a.id) || paused) continue;
@@ -66,25 +89,35 @@ export class QuotaPicker implements AccountPicker {
     }
     if (usable.length === 0) return lastResort(cooling, hint?.lastStep ?? true);
     const key = candidates.length > 1 ? hint?.sessionKey : undefined;
-    let bind = false;
-    if (key !== undefined) {
-      const [boundId, boundAt] = ((await this.#ctx.counters.getValue(stickyKey(key))) ?? '').split('|');
-      const bound = usable.find((a) => a.id === boundId);
-      if (bound) {
-        if (now - Number(boundAt) > STICKY_RENEW_MS) await this.#bind(key, bound.id, now);
-        return bound;
-      }
-      if (boundId && unavailable.has(boundId)) await this.#ctx.counters.del(stickyKey(key));
-      bind = !boundId || unavailable.has(boundId);
+    if (key !== undefined) return this.#sticky(key, model, usable, unavailable, windows, now);
+    return this.#best(model, usable, windows);
+  }
+
+  /** Keeps a conversation on its account while that one is usable; binds it to a new choice otherwise. */
+  async #sticky(key: string, model: string, usable: UpstreamAccount[], unavailable: Set<string>, windows: Map<string, WindowUse[]>, now: number): Promise<UpstreamAccount> {
+    const [boundId, boundAt] = ((await this.#ctx.counters.getValue(stickyKey(key))) ?? '').split('|');
+    const bound = usable.find((a) => a.id === boundId);
+    if (bound) {
+      if (now - Number(boundAt) > STICKY_RENEW_MS) await this.#bind(key, bound.id, now);
+      return bound;
     }
-    const top = Math.max(...usable.map((a) => a.priority));
-    const tier = usable.filter((a) => a.priority === top);
-    const chosen = tier.length === 1 ? tier[0] : this.#weighted(model, tier, windows);
-    if (key !== undefined && bind) await this.#bind(key, chosen.id, now);
+    if (boundId && unavailable.has(boundId)) await this.#ctx.counters.del(stickyKey(key));
+    const chosen = this.#best(model, usable, windows);
+    if (!boundId || unavailable.has(boundId)) await this.#bind(key, chosen.id, now);
     return chosen;
   }
 
+  /** The highest priority present; inside it, weighted by quota left. */
+  #best(model: string, usable: UpstreamAccount[], windows: Map<string, WindowUse[]>): UpstreamAccount {
+    if (usable.length === 1) return usable[0];
+    const top = Math.max(...usable.map((a) => a.priority));
+    const tier = usable.filter((a) => a.priority === top);
+    return tier.length === 1 ? tier[0] : this.#weighted(model, tier, windows);
+  }
+
   report(account: UpstreamAccount, outcome: PickOutcome): void {
+    // A success of an account with no run of 429s and no quota headers to read changes nothing.
+    if (outcome.ok && !this.board.struck(account.id) && this.#format(account).format === null) return;
     const p = this.#record(account, outcome)
       .catch((err) => this.#ctx.log.warn({ err, account: account.id }, 'recording an account outcome failed'))
       .finally(() => this.#pending.delete(p));

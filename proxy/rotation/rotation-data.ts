@@ -28,6 +28,16 @@ export class RotationData {
     this.#windows = ctx.caches.register(new LookupCache<Map<string, WindowUse[]>>(ACCOUNT_QUOTA_CACHE, 30_000));
   }
 
+  /** The pauses when cached, without a promise. */
+  cachedPauses(): Map<string, Pause[]> | undefined {
+    return this.#pauses.peek(ALL);
+  }
+
+  /** The quota windows when cached, without a promise. */
+  cachedWindows(): Map<string, WindowUse[]> | undefined {
+    return this.#windows.peek(ALL);
+  }
+
   pauses(): Promise<Map<string, Pause[]>> {
     return this.#pauses.get(ALL, async () => {
       const m = new Map<string, Pause[]>();

@@ -13,8 +13,14 @@ export function basePath(prefix: string): Interceptor {
 }
 
 export function accountAuth(auth: Record<string, string>, defaults: Record<string, string>): Interceptor {
+  // Most calls pass the same (shared, never mutated) header object: its merge is kept for the next call.
+  let lastIn: unknown;
+  let lastOut: Record<string, string> = {};
   return (dispatch) => (opts, handler) => {
-    const headers = { ...defaults, ...(opts.headers as Record<string, string> | undefined), ...auth };
-    return dispatch({ ...opts, headers }, handler);
+    if (opts.headers !== lastIn) {
+      lastIn = opts.headers;
+      lastOut = { ...defaults, ...(opts.headers as Record<string, string> | undefined), ...auth };
+    }
+    return dispatch({ ...opts, headers: lastOut }, handler);
   };
 }

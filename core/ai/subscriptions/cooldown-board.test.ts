@@ -33,13 +33,13 @@ describe.each(REDIS ? (['memory', 'redis'] as const) : (['memory'] as const))('c
     const a = new CooldownBoard(ca, clock);
     const b = new CooldownBoard(cb, clock);
     await Promise.all([a.start(), b.start()]);
-    await b.prime(['acc_1']);
+    await b.prime([{ id: 'acc_1' }]);
     await a.set('acc_1', { until: clock.now() + 30_000, reason: 'rate_limited' });
     for (let i = 0; i < 50 && !b.get('acc_1'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(b.get('acc_1')).toEqual({ until: clock.now() + 30_000, reason: 'rate_limited' });
     // A node that starts later reads it from the counters.
     const late = new CooldownBoard(cb, clock);
-    await late.prime(['acc_1']);
+    await late.prime([{ id: 'acc_1' }]);
     expect(late.get('acc_1')?.reason).toBe('rate_limited');
     expect(await readCooldown(cb, 'acc_1', clock.now())).toMatchObject({ reason: 'rate_limited' });
     clock.advance(30_001);
@@ -51,7 +51,7 @@ describe.each(REDIS ? (['memory', 'redis'] as const) : (['memory'] as const))('c
     const [ca, cb] = await pair(kind, clock);
     const a = new CooldownBoard(ca, clock);
     const b = new CooldownBoard(cb, clock);
-    await Promise.all([a.start(), b.start(), b.prime(['acc_2'])]);
+    await Promise.all([a.start(), b.start(), b.prime([{ id: 'acc_2' }])]);
     await a.set('acc_2', { until: clock.now() + 60_000, reason: 'server_error' });
     await a.set('acc_2', { until: clock.now() + 1000, reason: 'rate_limited' });
     expect(a.get('acc_2')?.reason).toBe('server_error');

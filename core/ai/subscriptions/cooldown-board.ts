@@ -63,10 +63,17 @@ export class CooldownBoard {
     return this.#started;
   }
 
-  /** Reads the cooldowns of accounts this node has not seen yet. */
-  async prime(ids: readonly string[]): Promise<void> {
-    const unknown = ids.filter((id) => !this.#known.has(id));
-    if (unknown.length === 0) return;
+  /**
+   * Reads the cooldowns of accounts this node has not seen yet; undefined (no promise) when it has seen them all,
+   * as on every call but an account's first.
+   */
+  prime(accounts: readonly { id: string }[]): Promise<void> | undefined {
+    let unknown: string[] | undefined;
+    for (const a of accounts) if (!this.#known.has(a.id)) (unknown ??= []).push(a.id);
+    return unknown === undefined ? undefined : this.#read(unknown);
+  }
+
+  async #read(unknown: string[]): Promise<void> {
     await this.start();
     const values = await Promise.all(unknown.map((id) => this.#counters.getValue(key(id)).catch(() => null)));
     unknown.forEach((id, i) => {
@@ -105,6 +112,11 @@ export class CooldownBoard {
   async strike(id: string): Promise<number> {
     this.#struck.add(id);
     return this.#counters.incrBy(strikesKey(id), 1, 3_600_000);
+  }
+
+  /** Whether this node counted a 429 of the account that no success has ended yet. */
+  struck(id: string): boolean {
+    return this.#struck.has(id);
   }
 
   /** A success ends the run of 429s (a write only when this node counted one). */
