@@ -5,13 +5,12 @@
  * model. All of this happens before anything is sent to the client; the last failure is what the client gets when
  * nothing answers.
  */
-import type { Dispatcher } from 'undici';
 import { isSvcError, svcError, type SvcError } from '../../core/errors.ts';
 import { retryAfterSeconds } from '../../translators/upstream-error-status.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ModelPlan, RouteStep } from '../accounts/resolve-model.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
-import { readBody, sendUpstream } from '../upstream/send-upstream.ts';
+import { readBody, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
 import type { PickHint } from '../accounts/account-picker.ts';
 import type { PreparedRequest, RequestPreparer } from './prepare-request.ts';
@@ -24,9 +23,9 @@ export interface Attempt {
 
 export type AttemptResult =
   /** An answer to relay: a success (status < 400) with its body still to read, or a final upstream error. */
-  | (Attempt & { kind: 'answer'; res: Dispatcher.ResponseData; errorBody?: Buffer })
+  | (Attempt & { kind: 'answer'; res: UpstreamResponse; errorBody?: Buffer })
   /** Nothing answered; `error` is what the client gets. */
-  | { kind: 'failed'; attempt: Attempt | undefined; error: SvcError; res?: Dispatcher.ResponseData; errorBody?: Buffer }
+  | { kind: 'failed'; attempt: Attempt | undefined; error: SvcError; res?: UpstreamResponse; errorBody?: Buffer }
   /** The client went away while waiting. */
   | { kind: 'gone'; attempt: Attempt | undefined };
 
@@ -56,7 +55,7 @@ export async function attemptUpstreams(
       // A body this style cannot express throws here (400), before any call.
       const attempt: Attempt = { step, account, prepared: preparer.prepare(step.model, account) };
       const p = attempt.prepared;
-      let res: Dispatcher.ResponseData;
+      let res: UpstreamResponse;
       try {
         res = await sendUpstream(account, { method: 'POST', path: p.path, headers: p.headers, body: p.body, signal });
       } catch (err) {

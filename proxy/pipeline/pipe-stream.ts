@@ -11,7 +11,6 @@
  * the client's style, never a clean-looking truncated answer (reference §E10); a client that goes away aborts the
  * upstream read (the sink's signal) and the caller records what was produced.
  */
-import type { Dispatcher } from 'undici';
 import { SseParser, type SseEvent } from '../../core/sse.ts';
 import type { StreamEvent, StyleName, UpstreamError, Usage } from '../../translators/model.ts';
 import { getStyle, type StreamEncoderOptions } from '../../translators/styles.ts';
@@ -21,9 +20,10 @@ import type { ClientSink } from './client-sink.ts';
 import type { UsageTap } from './usage-taps.ts';
 import { cutEvents, EventWithholder } from './withhold-events.ts';
 import { readChunks } from '../upstream/read-chunks.ts';
+import type { UpstreamResponse } from '../upstream/send-upstream.ts';
 import type { StreamCollector } from '../../translators/collect-stream.ts';
 
-type Body = Dispatcher.ResponseData['body'];
+type Body = UpstreamResponse['body'];
 
 export interface StreamResult {
   usage: Usage;

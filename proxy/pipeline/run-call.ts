@@ -5,7 +5,6 @@
  * in translation. Every call with a known key ends in exactly one usage record (call-recorder.ts).
  */
 import type { FastifyReply } from 'fastify';
-import type { Dispatcher } from 'undici';
 import { isSvcError, svcError } from '../../core/errors.ts';
 import type { Gateway } from '../gateway.ts';
 import { resolveModel } from '../accounts/resolve-model.ts';
@@ -19,7 +18,7 @@ import type { GatewayCall } from './gateway-call.ts';
 import { pipePassthrough, pipeTranslated, type StreamResult } from './pipe-stream.ts';
 import { RequestPreparer } from './prepare-request.ts';
 import { successAnswer, upstreamErrorAnswer, type JsonAnswer } from './respond-json.ts';
-import { readBody } from '../upstream/send-upstream.ts';
+import { readBody, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { createUsageTap } from './usage-taps.ts';
 import { StreamCollector } from '../../translators/collect-stream.ts';
 
@@ -93,7 +92,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     });
   }
 
-  async function relayStream(res: Dispatcher.ResponseData, attempt: Attempt): Promise<void> {
+  async function relayStream(res: UpstreamResponse, attempt: Attempt): Promise<void> {
     reply.hijack();
     const framer = call.jsonArray ? new JsonArrayFramer() : new SseFramer();
     sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt, call.warnings) });

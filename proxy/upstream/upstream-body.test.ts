@@ -1,0 +1,90 @@
+import type { Dispatcher } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { UpstreamBody } from './upstream-body.ts';
+
+function fakeController() {
+  const c = { paused: false, aborted: undefined as Error | undefined, pauses: 0, resumes: 0 };
+  const controller = {
+    pause: () => ((c.paused = true), c.pauses++),
+    resume: () => ((c.paused = false), c.resumes++),
+    abort: (err: Error) => (c.aborted = err),
+  } as unknown as Dispatcher.DispatchController;
+  return { c, controller };
+}
+
+const b = (s: string) => Buffer.from(s);
+
+describe('an upstream body', () => {
+  it('keeps chunks that arrive before the consumer, then delivers the rest in order', async () => {
+    const { controller } = fakeController();
+    const body = new UpstreamBody(controller);
+    body.push(b('a'));
+    body.push(b('b'));
+    const got: string[] = [];
+    const done = body.consume((x) => void got.push(x.toString()));
+    body.push(b('c'));
+    body.end();
+    await done;
+    expect(got).toEqual(['a', 'b', 'c']);
+  });
+
+  it('pauses the upstream while the consumer waits and keeps the order of chunks that still arrive', async () => {
+    const { c, controller } = fakeController();
+    const body = new UpstreamBody(controller);
+    const got: string[] = [];
+    let release!: () => void;
+    const done = body.consume((x) => {
+      got.push(x.toString());
+      return x.toString() === '1' ? new Promise<void>((r) => (release = r)) : undefined;
+    });
+    body.push(b('1'));
+    expect(c.paused).toBe(true);
+    body.push(b('2'));
+    body.push(b('3'));
+    body.end();
+    expect(got).toEqual(['1']);
+    release();
+    await done;
+    expect(got).toEqual(['1', '2', '3']);
+    expect(c.pauses).toBe(1);
+  });
+
+  it('rejects with the upstream error, also when it came before the consumer', async () => {
+    const early = new UpstreamBody(fakeController().controller);
+    early.push(b('x'));
+    early.fail(Object.assign(new Error('timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }));
+    await expect(early.consume(() => undefined)).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
+
+    const late = new UpstreamBody(fakeController().controller);
+    const seen: string[] = [];
+    const p = late.consume((x) => void seen.push(x.toString()));
+    late.push(b('y'));
+    late.fail(new Error('socket closed'));
+    await expect(p).rejects.toThrow('socket closed');
+    expect(seen).toEqual(['y']);
+  });
+
+  it('aborts the upstream when the consumer throws or its wait fails', async () => {
+    const one = fakeController();
+    const body = new UpstreamBody(one.controller);
+    const p = body.consume(() => {
+      throw new Error('too large');
+    });
+    body.push(b('z'));
+    await expect(p).rejects.toThrow('too large');
+    expect(one.c.aborted?.message).toBe('too large');
+
+    const two = fakeController();
+    const other = new UpstreamBody(two.controller);
+    const q = other.consume(() => Promise.reject(new Error('client gone')));
+    other.push(b('z'));
+    await expect(q).rejects.toThrow('client gone');
+    expect(two.c.aborted?.message).toBe('client gone');
+  });
+
+  it('is read once', () => {
+    const body = new UpstreamBody(fakeController().controller);
+    void body.consume(() => undefined);
+    expect(() => body.consume(() => undefined)).toThrow('read once');
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * An upstream answer's body straight from undici's dispatch handler, without a Node stream in between: undici's
+ * `request()` wraps each answer in a Readable (with an async resource and an abort listener) that the gateway only
+ * ever reads chunk by chunk. Chunks that arrive before the consumer attaches (often in the same socket read as the
+ * head) wait in order; a consumer that returns a promise (the client's socket is full) pauses the upstream read
+ * until it settles.
+ */
+import type { Dispatcher } from 'undici';
+
+type OnChunk = (chunk: Buffer) => Promise<void> | undefined;
+
+export class UpstreamBody {
+  #controller: Dispatcher.DispatchController;
+  #queued: Buffer[] = [];
+  #ended = false;
+  #error: unknown;
+  #onChunk: OnChunk | undefined;
+  #waiting: Promise<void> | undefined;
+  #resolve: (() => void) | undefined;
+  #reject: ((err: unknown) => void) | undefined;
+
+  constructor(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+  }
+
+  /** Delivers every chunk to `onChunk` in order; resolves at the end of the body, rejects when it breaks. */
+  consume(onChunk: OnChunk): Promise<void> {
+    if (this.#onChunk !== undefined) throw new Error('An upstream body can be read once.');
+    this.#onChunk = onChunk;
+    return new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#flush();
+    });
+  }
+
+  /** Stops reading: the upstream request is aborted. */
+  destroy(err?: unknown): void {
+    if (this.#ended) return;
+    this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
+  }
+
+  /** @internal undici's handler → body. */
+  push(chunk: Buffer): void {
+    if (this.#onChunk === undefined || this.#waiting !== undefined || this.#queued.length > 0) {
+      this.#queued.push(chunk);
+      return;
+    }
+    this.#deliver(chunk);
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#flush();
+  }
+
+  fail(err: unknown): void {
+    this.#error = err;
+    this.#ended = true;
+    this.#queued.length = 0;
+    this.#settle();
+  }
+
+  #deliver(chunk: Buffer): void {
+    let wait: Promise<void> | undefined;
+    try {
+      wait = (this.#onChunk as OnChunk)(chunk);
+    } catch (err) {
+      this.destroy(err);
+      this.fail(err);
+      return;
+    }
+    if (wait === undefined) return;
+    this.#waiting = wait;
+    this.#controller.pause();
+    wait.then(() => {
+      this.#waiting = undefined;
+      if (!this.#ended) this.#controller.resume();
+      this.#flush();
+    }, (err: unknown) => {
+      this.#waiting = undefined;
+      this.destroy(err);
+      this.fail(err);
+    });
+  }
+
+  /** Delivers what is queued while nothing waits; settles once the end is reached. */
+  #flush(): void {
+    if (this.#onChunk === undefined) return;
+    while (this.#waiting === undefined && this.#queued.length > 0) this.#deliver(this.#queued.shift() as Buffer);
+    if (this.#waiting === undefined && this.#queued.length === 0 && this.#ended) this.#settle();
+  }
+
+  #settle(): void {
+    const resolve = this.#resolve;
+    const reject = this.#reject;
+    if (resolve === undefined || reject === undefined) return;
+    this.#resolve = this.#reject = undefined;
+    if (this.#error !== undefined) reject(this.#error);
+    else resolve();
+  }
+}
