@@ -75,7 +75,7 @@ export const suite: BenchSuite = {
     try {
       const upstream = await startChild(['bench/gateway/fast-upstream.ts', '0']);
       children.push(upstream);
-      const setup = await startChild(['main.ts', 'serve', '--role', 'all'], { ...env, PORT: '0' }, 120_000);
+      const setup = await startChild(['main.js', 'serve', '--role', 'all'], { ...env, PORT: '0' }, 120_000);
       let free: string;
       let limited: string;
       try {
@@ -91,7 +91,7 @@ export const suite: BenchSuite = {
       const headers = (key: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${key}` });
 
       // Round trips: a second gateway whose Redis connection goes through the counting relay.
-      const counted = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0', REDIS_URL: relay.url }, 120_000);
+      const counted = await startChild(['main.js', 'serve', '--role', 'proxy'], { ...env, PORT: '0', REDIS_URL: relay.url }, 120_000);
       children.push(counted);
       const origin = `http://127.0.0.1:${counted.port}`;
       const trips = async (key: string): Promise<RoundTrips> => {
@@ -108,7 +108,7 @@ export const suite: BenchSuite = {
       children.pop();
       process.stdout.write(`Redis commands for ${tripCalls} calls: no limits ${JSON.stringify(tripFree.commands)}, all four limits ${JSON.stringify(tripLimited.commands)}\n`);
 
-      const gateway = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0' }, 120_000);
+      const gateway = await startChild(['main.js', 'serve', '--role', 'proxy'], { ...env, PORT: '0' }, 120_000);
       children.push(gateway);
       const configs = [false, true].flatMap((stream) => [
         { target: 'no limits' as const, key: free, stream },

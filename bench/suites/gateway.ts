@@ -36,7 +36,7 @@ function optText(args: string[], name: string): string | undefined {
 }
 
 async function setUp(env: Record<string, string>, upstream: string): Promise<string> {
-  const setup = await startChild(['main.ts', 'serve', '--role', 'all'], { ...env, PORT: '0' }, 120_000);
+  const setup = await startChild(['main.js', 'serve', '--role', 'all'], { ...env, PORT: '0' }, 120_000);
   try {
     const base = `http://127.0.0.1:${setup.port}`;
     await api(base, ADMIN, 'POST', '/api/v1/teams', { name: 'bench' });
@@ -73,7 +73,7 @@ export const suite: BenchSuite = {
       children.push(bare);
       const key = await setUp(env, upstreamUrl);
       const nodeOptions = optText(args, 'node-options');
-      const gateway = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, 120_000);
+      const gateway = await startChild(['main.js', 'serve', '--role', 'proxy'], { ...env, PORT: '0', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, 120_000);
       children.push(gateway);
       const chatBody = (model: string, stream: boolean) => JSON.stringify({ model, stream, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Tell me about foxes.' }] });
       const targets = [
@@ -96,7 +96,7 @@ export const suite: BenchSuite = {
       const held = await holdStreams(gateway.port);
       const heldRss = peakRssMb(gateway.pid);
       // The same with a smaller young generation, V8's main growth under load (an option for memory-tight nodes).
-      const small = await startChild(['main.ts', 'serve', '--role', 'proxy'], { ...env, PORT: '0', NODE_OPTIONS: SMALL_HEAP }, 120_000);
+      const small = await startChild(['main.js', 'serve', '--role', 'proxy'], { ...env, PORT: '0', NODE_OPTIONS: SMALL_HEAP }, 120_000);
       await holdStreams(small.port);
       const heldSmallRss = peakRssMb(small.pid);
       await small.stop();

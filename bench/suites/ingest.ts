@@ -60,7 +60,7 @@ interface Target {
 
 async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
   const factory = envelopeFactory();
-  const svc = await startChild(['main.ts', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
+  const svc = await startChild(['main.js', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
   try {
     const base = `http://127.0.0.1:${svc.port}`;
     const team = `bench-ingest-${randomHex(3)}`;

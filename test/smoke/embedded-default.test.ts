@@ -19,7 +19,7 @@ interface Started {
 
 function start(): Promise<Started> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
-  const proc = spawn(process.execPath, ['main.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['main.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (out += d));

@@ -1,5 +1,5 @@
 /**
- * Starts a real `node main.ts serve` process for tests of several nodes on one Postgres and one Redis.
+ * Starts a real `node main.js serve` process for tests of several nodes on one Postgres and one Redis.
  * Resolves once it listens; `stop()` sends SIGTERM and waits for the exit code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +16,7 @@ export interface NodeProcess {
 }
 
 export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>): Promise<NodeProcess> {
-  const proc = spawn(process.execPath, [join(ROOT, 'main.ts'), 'serve', '--role', role], {
+  const proc = spawn(process.execPath, [join(ROOT, 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

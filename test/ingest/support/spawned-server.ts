@@ -1,5 +1,5 @@
 /**
- * svc as a child process (`node main.ts serve --role all`) on a fresh database of DATABASE_URL, for tests that
+ * svc as a child process (`node main.js serve --role all`) on a fresh database of DATABASE_URL, for tests that
  * measure the server's own memory. Needs DATABASE_URL (the embedded database would live in the process).
  */
 import { spawn } from 'node:child_process';
@@ -24,7 +24,7 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
   const tdb = await createTestDatabase();
   if (!tdb.url) throw new Error('spawnServer needs DATABASE_URL');
   await tdb.db.close();
-  const proc = spawn(process.execPath, ['main.ts', 'serve', '--role', 'all'], {
+  const proc = spawn(process.execPath, ['main.js', 'serve', '--role', 'all'], {
     cwd: ROOT,
     env: {
       ...process.env, PORT: '0', LOG_LEVEL: 'warn', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, DATABASE_URL: tdb.url,

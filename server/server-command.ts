@@ -1,20 +1,19 @@
-#!/usr/bin/env node
 /**
- * The svc server entry point.
- *   node main.ts serve [--role all|proxy|control-plane]   (npm start = all roles in one process)
- *   node main.ts migrate                                  (apply migrations and exit)
+ * The server's commands, run by main.js:
+ *   node main.js serve [--role all|proxy|control-plane]   (npm start = all roles in one process)
+ *   node main.js migrate                                  (apply migrations and exit)
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Role } from './core/config.ts';
-import { createLogger } from './core/logger.ts';
-import { migrate } from './core/db/migrate.ts';
-import { bootstrapAdmin } from './control-plane/identity/bootstrap-admin.ts';
-import { buildServer } from './server/build-server.ts';
-import { MIGRATIONS_DIR, openContext, openDb } from './server/open-context.ts';
+import { ConfigError, loadConfig, type Role } from '../core/config.ts';
+import { createLogger } from '../core/logger.ts';
+import { migrate } from '../core/db/migrate.ts';
+import { bootstrapAdmin } from '../control-plane/identity/bootstrap-admin.ts';
+import { buildServer } from './build-server.ts';
+import { MIGRATIONS_DIR, openContext, openDb } from './open-context.ts';
 
 const ROLES: Role[] = ['all', 'proxy', 'control-plane'];
 
-async function main(): Promise<void> {
+export async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { role: { type: 'string', default: 'all' }, help: { type: 'boolean', short: 'h' } } });
   const command = positionals[0] ?? 'serve';
   if (values.help || !['serve', 'migrate'].includes(command)) {
@@ -76,11 +75,3 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((err) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(78);
-  }
-  process.stderr.write(`svc failed to start: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
