@@ -8,7 +8,7 @@ import type { Logger } from '../logger.ts';
 import { svcError } from '../errors.ts';
 import { sendError } from './reply-error.ts';
 import { OpenApiCollector } from './openapi.ts';
-import { lazyRequestLogger } from './lazy-request-logger.ts';
+import { lazyRequestChildren } from './lazy-request-logger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,13 +30,14 @@ export function createApp(opts: { log: Logger; bodyLimit: number }): FastifyInst
     bodyLimit: opts.bodyLimit,
     // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyRequestLogger,
     trustProxy: true,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Strict: no type coercion of bodies (query parameters are declared as strings and parsed by the route).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
   }) as unknown as FastifyInstance;
+
+  lazyRequestChildren(app.log);
 
   const collector = new OpenApiCollector();
   collector.attach(app);
