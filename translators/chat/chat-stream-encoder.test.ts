@@ -89,6 +89,23 @@ describe('ChatStreamEncoder', () => {
     expect(frameChatStreamOut({ error: { message: 'm', type: 't', param: null, code: null } })).toEqual({ data: '{"error":{"message":"m","type":"t","param":null,"code":null}}' });
   });
 
+  it('frames text chunks byte for byte as JSON.stringify would, whatever the text, id, model and usage option', () => {
+    const texts = ['Hi', '', 'quote " and \\ backslash', 'line\nbreak\ttab', 'ünïcödé ✓ 🦊', '\u2028\u2029', '\u0000\u001f', '</script>'];
+    for (const includeUsage of [false, true]) {
+      for (const [id, model] of [['msg_1', 'claude-x'], ['id "quoted"', 'm\\odel'], ['', '']]) {
+        const events: StreamEvent[] = [
+          { type: 'start', id, model },
+          { type: 'part_start', index: 0, part: { kind: 'text' } },
+          ...texts.map((text): StreamEvent => ({ type: 'text_delta', index: 0, text })),
+          { type: 'stop', reason: 'end' },
+        ];
+        const out = encode(events, { includeUsage });
+        expect(out.filter((o) => typeof o === 'object' && 'choices' in o && o.choices[0]?.delta.content !== undefined).length).toBeGreaterThan(texts.length - 1);
+        for (const o of out) expect(frameChatStreamOut(o).data).toBe(o === '[DONE]' ? '[DONE]' : JSON.stringify(o));
+      }
+    }
+  });
+
   it('sends {} as the arguments of a call that got no argument text (messages partial_json:"")', () => {
     const out = encode([
       { type: 'start', id: 'x', model: 'm' },

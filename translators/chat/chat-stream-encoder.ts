@@ -24,6 +24,13 @@ export interface ChatStreamEncoderOptions {
 
 type PartKind = 'text' | 'tool_call' | 'thinking' | 'refusal' | 'other';
 
+/**
+ * The JSON of text chunks, written when they are made: a stream is mostly text chunks that differ only in their
+ * text, so their JSON is a fixed prefix and suffix around the text (byte for byte what JSON.stringify writes; a
+ * test holds the two together). The chunk objects stay as they are for every other reader.
+ */
+const written = new WeakMap<object, string>();
+
 export class ChatStreamEncoder {
   #includeUsage: boolean;
   #model: string | undefined;
@@ -36,6 +43,8 @@ export class ChatStreamEncoder {
   /** Tool-call parts that have not received any argument text yet (chat clients parse "" as invalid JSON). */
   #noArgs = new Set<number>();
   #usage: Usage | undefined;
+  /** JSON around the text of a text chunk, for the current id and model. */
+  #textJson: { id: string; model: string; prefix: string; suffix: string } | undefined;
 
   constructor(options: ChatStreamEncoderOptions = {}) {
     this.#includeUsage = options.includeUsage === true;
@@ -73,7 +82,7 @@ export class ChatStreamEncoder {
       }
       case 'text_delta':
         if (ev.text === '') break;
-        out.push(this.#chunk(this.#kinds.get(ev.index) === 'refusal' ? { refusal: ev.text } : { content: ev.text }));
+        out.push(this.#kinds.get(ev.index) === 'refusal' ? this.#chunk({ refusal: ev.text }) : this.#textChunk(ev.text));
         break;
       case 'thinking_delta':
         if (ev.text !== '') out.push(this.#chunk({ reasoning_content: ev.text }));
@@ -133,6 +142,20 @@ export class ChatStreamEncoder {
     out.push('[DONE]');
   }
 
+  #textChunk(text: string): ChatChunk {
+    const chunk = this.#chunk({ content: text });
+    let j = this.#textJson;
+    if (j === undefined || j.id !== chunk.id || j.model !== chunk.model) {
+      j = this.#textJson = {
+        id: chunk.id, model: chunk.model,
+        prefix: `{"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":[{"index":0,"delta":{"content":`,
+        suffix: `},"finish_reason":null}]${this.#includeUsage ? ',"usage":null' : ''}}`,
+      };
+    }
+    written.set(chunk, j.prefix + JSON.stringify(text) + j.suffix);
+    return chunk;
+  }
+
   #chunk(delta: ChatDelta, finish: ChatFinishReason | null = null): ChatChunk {
     const chunk: ChatChunk = {
       id: this.#id,
@@ -148,5 +171,5 @@ export class ChatStreamEncoder {
 
 /** How a chat stream output is framed as SSE. */
 export function frameChatStreamOut(out: ChatStreamOut): { event?: string; data: string } {
-  return { data: out === '[DONE]' ? '[DONE]' : JSON.stringify(out) };
+  return { data: out === '[DONE]' ? '[DONE]' : (written.get(out) ?? JSON.stringify(out)) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSseFixture, replay } from '../../test/helpers/sse-fixtures.ts';
 import { collectStream } from '../collect-stream.ts';
-import { MessagesStreamDecoder } from './messages-stream-decoder.ts';
+import { MessagesStreamDecoder, readTextDelta } from './messages-stream-decoder.ts';
 
 const run = (name: string) => replay(new MessagesStreamDecoder(), readSseFixture('messages', name));
 
@@ -73,5 +73,51 @@ describe('MessagesStreamDecoder', () => {
       ...ev({ type: 'message_stop' }),
     ];
     expect(events.map((e) => e.type)).toEqual(['start', 'usage', 'stop']);
+  });
+});
+
+describe('readTextDelta (the text-delta fast path)', () => {
+  const wire = (index: number, text: string) => JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+
+  it('reads what JSON.parse reads from the API’s own shape, whatever the text', () => {
+    for (const text of ['Hello', '', 'a "quoted" word', 'back\\slash', 'line\nbreak', 'emoji 🦊 ünï', '}}', '","x":"y', '\u2028']) {
+      for (const index of [0, 7, 123]) {
+        expect(readTextDelta(wire(index, text))).toEqual({ index, text });
+      }
+    }
+  });
+
+  it('leaves every other shape to JSON.parse', () => {
+    const others = [
+      '{"type":"content_block_delta","index":0,"delta":{"text":"a","type":"text_delta"}}',
+      '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","extra":1}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"more":true}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\\"}}',
+      '{"type":"content_block_delta","index":-1,"delta":{"type":"text_delta","text":"a"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":1}}',
+    ];
+    for (const data of others) expect(readTextDelta(data), data).toBeUndefined();
+  });
+
+  it('gives the same events as the parsed path', () => {
+    const events = (fastShape: boolean) => {
+      const d = new MessagesStreamDecoder();
+      const data = (text: string) => (fastShape ? JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }) : JSON.stringify({ index: 0, type: 'content_block_delta', delta: { text, type: 'text_delta' } }));
+      return [
+        { event: 'message_start', data: JSON.stringify({ type: 'message_start', message: { id: 'm', model: 'c', usage: { input_tokens: 3, output_tokens: 1 } } }) },
+        { event: 'content_block_start', data: JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) },
+        { event: 'content_block_delta', data: data('Hel') },
+        { event: 'content_block_delta', data: data('') },
+        { event: 'content_block_delta', data: data('lo "x"') },
+        { event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 5, delta: { type: 'text_delta', text: 'no such block' } }) },
+        { event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index: 0 }) },
+        { event: 'message_delta', data: JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } }) },
+        { event: 'message_stop', data: JSON.stringify({ type: 'message_stop' }) },
+      ].flatMap((ev) => d.push(ev));
+    };
+    expect(events(true)).toEqual(events(false));
+    expect(events(true).filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text)).toEqual(['Hel', 'lo "x"']);
   });
 });

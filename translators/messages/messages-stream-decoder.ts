@@ -17,6 +17,32 @@ import { decodeMessagesStopReason } from './messages-stop-reason.ts';
 import { decodeMessagesUsage } from './messages-usage.ts';
 import type { MessagesDelta, MessagesStreamEvent, MessagesUsage } from './types.ts';
 
+const TEXT_DELTA_HEAD = '{"type":"content_block_delta","index":';
+const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":';
+
+/**
+ * A text delta as the messages API writes it, read without parsing the whole event: most of a stream's events are
+ * text deltas, and only their index and text matter. Any other shape (other key order, spaces, more members)
+ * returns undefined and goes through JSON.parse; the text literal itself is always read by JSON.parse.
+ */
+export function readTextDelta(data: string): { index: number; text: string } | undefined {
+  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith('}}')) return undefined;
+  let i = TEXT_DELTA_HEAD.length;
+  const digits = i;
+  while (i < data.length && data.charCodeAt(i) >= 48 && data.charCodeAt(i) <= 57) i++;
+  if (i === digits || i - digits > 6 || !data.startsWith(TEXT_DELTA_MID, i)) return undefined;
+  const literal = data.slice(i + TEXT_DELTA_MID.length, data.length - 2);
+  if (literal.charCodeAt(0) !== 34) return undefined;
+  let text: unknown;
+  try {
+    // Throws unless the rest is exactly one string literal (an unescaped quote inside would end it early).
+    text = JSON.parse(literal);
+  } catch {
+    return undefined;
+  }
+  return typeof text === 'string' ? { index: Number(data.slice(digits, i)), text } : undefined;
+}
+
 interface OpenBlock { kind: 'text' | 'tool_call' | 'thinking' | 'redacted_thinking'; startInput?: string; sawArgs?: boolean }
 
 export class MessagesStreamDecoder {
@@ -30,6 +56,11 @@ export class MessagesStreamDecoder {
   push(ev: SseMessage): StreamEvent[] {
     if (this.#done) return [];
     const out: StreamEvent[] = [];
+    const fast = readTextDelta(ev.data);
+    if (fast !== undefined) {
+      this.#delta(fast.index, { type: 'text_delta', text: fast.text }, out);
+      return out;
+    }
     let msg: unknown;
     try {
       msg = JSON.parse(ev.data);
@@ -37,8 +68,9 @@ export class MessagesStreamDecoder {
       return this.#fail(out, 'The upstream sent a stream event that is not JSON.');
     }
     if (!isPlainObject(msg)) return this.#fail(out, 'The upstream sent a stream event that is not an object.');
-    const type = typeof msg.type === 'string' ? msg.type : ev.event;
-    this.#event({ ...msg, type } as MessagesStreamEvent, out);
+    // The parsed object is this decoder's own: the event name fills in a missing type without a copy.
+    if (typeof msg.type !== 'string') msg.type = ev.event;
+    this.#event(msg as unknown as MessagesStreamEvent, out);
     return out;
   }
 
