@@ -30,7 +30,7 @@ export class SseParser {
   #pending = '';
   #sawCr = false;
   #bomChecked = false;
-  #data: string[] = [];
+  readonly #data: string[] = [];
   #event: string | undefined;
   #lastId: string | undefined;
   #retry: number | undefined;
@@ -57,7 +57,7 @@ export class SseParser {
       this.#pending = '';
     }
     if (this.#dispatchIncompleteAtEnd) this.#dispatch(out);
-    this.#data = [];
+    this.#data.length = 0;
     this.#event = undefined;
     return out;
   }
@@ -104,6 +104,11 @@ export class SseParser {
       this.#dispatch(out);
       return;
     }
+    // `data:` lines are nearly all of a stream: read them without splitting the line into field and value.
+    if (line.charCodeAt(0) === 100 && line.startsWith('data:')) {
+      this.#data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      return;
+    }
     if (line.charCodeAt(0) === 58) return; // ':' comment
     const colon = line.indexOf(':');
     let field = line;
@@ -135,8 +140,8 @@ export class SseParser {
     const event = this.#event;
     this.#event = undefined;
     if (this.#data.length === 0) return;
-    const ev: SseEvent = { data: this.#data.join('\n') };
-    this.#data = [];
+    const ev: SseEvent = { data: this.#data.length === 1 ? this.#data[0] : this.#data.join('\n') };
+    this.#data.length = 0;
     if (event !== undefined && event !== '') ev.event = event;
     if (this.#lastId !== undefined) ev.id = this.#lastId;
     out.push(ev);

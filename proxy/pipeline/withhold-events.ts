@@ -12,6 +12,10 @@ const CRLF2 = Buffer.from('\r\n\r\n');
 const CR2 = Buffer.from('\r\r');
 
 function lastBoundary(buf: Buffer): number {
+  // Most chunks end on a boundary: nothing to search then.
+  const n = buf.length;
+  if (n >= 2 && buf[n - 1] === 10 && (buf[n - 2] === 10 || (n >= 4 && buf[n - 2] === 13 && buf[n - 3] === 10 && buf[n - 4] === 13))) return n;
+  if (n >= 2 && buf[n - 1] === 13 && buf[n - 2] === 13) return n;
   let end = -1;
   const a = buf.lastIndexOf(LF2);
   if (a >= 0) end = a + 2;
@@ -50,10 +54,11 @@ export function cutEvents(released: Buffer, dropped: readonly SseEvent[]): Buffe
   let buf = released;
   for (const ev of dropped) {
     if (ev.event !== undefined || ev.data.includes('\n')) return undefined;
-    const frame = Buffer.from(`data: ${ev.data}`);
-    const at = buf.indexOf(frame);
+    // Searched from the end, where withheld events (a stream's usage chunk) are; the string is matched as UTF-8.
+    const frame = `data: ${ev.data}`;
+    const at = buf.lastIndexOf(frame);
     if (at < 0) return undefined;
-    let end = at + frame.length;
+    let end = at + Buffer.byteLength(frame);
     while (end < buf.length && (buf[end] === 10 || buf[end] === 13)) end++;
     buf = Buffer.concat([buf.subarray(0, at), buf.subarray(end)]);
   }
