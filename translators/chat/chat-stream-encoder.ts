@@ -25,11 +25,32 @@ export interface ChatStreamEncoderOptions {
 type PartKind = 'text' | 'tool_call' | 'thinking' | 'refusal' | 'other';
 
 /**
- * The JSON of text chunks, written when they are made: a stream is mostly text chunks that differ only in their
- * text, so their JSON is a fixed prefix and suffix around the text (byte for byte what JSON.stringify writes; a
- * test holds the two together). The chunk objects stay as they are for every other reader.
+ * A text chunk that carries its JSON, written when it is made: a stream is mostly text chunks that differ only in
+ * their text, so their JSON is a fixed prefix and suffix around the text (byte for byte what JSON.stringify writes;
+ * a test holds the two together). To every other reader it is an ordinary chunk (the JSON is a private field).
  */
-const written = new WeakMap<object, string>();
+class TextChunk implements ChatChunk {
+  id: string;
+  object = 'chat.completion.chunk' as const;
+  created: number;
+  model: string;
+  choices: ChatChunk['choices'];
+  usage?: null;
+  readonly #json: string;
+
+  constructor(id: string, created: number, model: string, text: string, withUsage: boolean, json: string) {
+    this.id = id;
+    this.created = created;
+    this.model = model;
+    this.choices = [{ index: 0, delta: { content: text }, finish_reason: null }];
+    if (withUsage) this.usage = null;
+    this.#json = json;
+  }
+
+  get json(): string {
+    return this.#json;
+  }
+}
 
 export class ChatStreamEncoder {
   #includeUsage: boolean;
@@ -143,17 +164,17 @@ export class ChatStreamEncoder {
   }
 
   #textChunk(text: string): ChatChunk {
-    const chunk = this.#chunk({ content: text });
+    const id = this.#id;
+    const model = this.#model ?? '';
     let j = this.#textJson;
-    if (j === undefined || j.id !== chunk.id || j.model !== chunk.model) {
+    if (j === undefined || j.id !== id || j.model !== model) {
       j = this.#textJson = {
-        id: chunk.id, model: chunk.model,
-        prefix: `{"id":${JSON.stringify(chunk.id)},"object":"chat.completion.chunk","created":${JSON.stringify(chunk.created)},"model":${JSON.stringify(chunk.model)},"choices":[{"index":0,"delta":{"content":`,
+        id, model,
+        prefix: `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(this.#created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":`,
         suffix: `},"finish_reason":null}]${this.#includeUsage ? ',"usage":null' : ''}}`,
       };
     }
-    written.set(chunk, j.prefix + JSON.stringify(text) + j.suffix);
-    return chunk;
+    return new TextChunk(id, this.#created, model, text, this.#includeUsage, j.prefix + JSON.stringify(text) + j.suffix);
   }
 
   #chunk(delta: ChatDelta, finish: ChatFinishReason | null = null): ChatChunk {
@@ -171,5 +192,5 @@ export class ChatStreamEncoder {
 
 /** How a chat stream output is framed as SSE. */
 export function frameChatStreamOut(out: ChatStreamOut): { event?: string; data: string } {
-  return { data: out === '[DONE]' ? '[DONE]' : (written.get(out) ?? JSON.stringify(out)) };
+  return { data: out === '[DONE]' ? '[DONE]' : (out instanceof TextChunk ? out.json : JSON.stringify(out)) };
 }

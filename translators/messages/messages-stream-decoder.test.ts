@@ -97,6 +97,8 @@ describe('readTextDelta (the text-delta fast path)', () => {
       '{"type":"content_block_delta","index":-1,"delta":{"type":"text_delta","text":"a"}}',
       '{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}',
       '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":1}}',
+      `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"raw${'\n'}line break"}}`,
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"}}',
     ];
     for (const data of others) expect(readTextDelta(data), data).toBeUndefined();
   });

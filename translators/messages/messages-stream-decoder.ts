@@ -31,16 +31,28 @@ export function readTextDelta(data: string): { index: number; text: string } | u
   const digits = i;
   while (i < data.length && data.charCodeAt(i) >= 48 && data.charCodeAt(i) <= 57) i++;
   if (i === digits || i - digits > 6 || !data.startsWith(TEXT_DELTA_MID, i)) return undefined;
-  const literal = data.slice(i + TEXT_DELTA_MID.length, data.length - 2);
-  if (literal.charCodeAt(0) !== 34) return undefined;
+  const from = i + TEXT_DELTA_MID.length;
+  const to = data.length - 2;
+  if (data.charCodeAt(from) !== 34 || data.charCodeAt(to - 1) !== 34 || to - from < 2) return undefined;
+  const index = Number(data.slice(digits, i));
+  // Plain text (no escape, quote or control character) is the text itself; anything else is read by JSON.parse,
+  // which throws unless the rest is exactly one string literal (an unescaped quote would end it early).
+  let plain = true;
+  for (let k = from + 1; k < to - 1; k++) {
+    const c = data.charCodeAt(k);
+    if (c === 92 || c === 34 || c < 32) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return { index, text: data.slice(from + 1, to - 1) };
   let text: unknown;
   try {
-    // Throws unless the rest is exactly one string literal (an unescaped quote inside would end it early).
-    text = JSON.parse(literal);
+    text = JSON.parse(data.slice(from, to));
   } catch {
     return undefined;
   }
-  return typeof text === 'string' ? { index: Number(data.slice(digits, i)), text } : undefined;
+  return typeof text === 'string' ? { index, text } : undefined;
 }
 
 interface OpenBlock { kind: 'text' | 'tool_call' | 'thinking' | 'redacted_thinking'; startInput?: string; sawArgs?: boolean }
