@@ -104,9 +104,14 @@ export class SseParser {
       this.#dispatch(out);
       return;
     }
-    // `data:` lines are nearly all of a stream: read them without splitting the line into field and value.
-    if (line.charCodeAt(0) === 100 && line.startsWith('data:')) {
+    // `data:` and `event:` lines are nearly all of a stream: read them without splitting the line first.
+    const first = line.charCodeAt(0);
+    if (first === 100 && line.startsWith('data:')) {
       this.#data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      return;
+    }
+    if (first === 101 && line.startsWith('event:')) {
+      this.#event = line.charCodeAt(6) === 32 ? line.slice(7) : line.slice(6);
       return;
     }
     if (line.charCodeAt(0) === 58) return; // ':' comment

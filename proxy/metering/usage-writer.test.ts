@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db, QueryResult } from '../../core/db/db.ts';
 import { createLogger } from '../../core/logger.ts';
 import type { UsageRecord } from './usage-record.ts';
-import { UsageWriter } from './usage-writer.ts';
+import { arrayLiteral, UsageWriter } from './usage-writer.ts';
 
 /** A Db that records INSERTs and can be made to fail. */
 function fakeDb() {
@@ -16,7 +16,7 @@ function fakeDb() {
         throw new Error('database down');
       }
       inserts.push({ sql, params: [...params] });
-      return { rows: [], rowCount: (params[0] as unknown[] | undefined)?.length ?? 0 };
+      return { rows: [], rowCount: keysOf(params[1]).length };
     },
   } as unknown as Db;
   return { db, inserts, fail: (n: number) => (failures = n) };
@@ -30,6 +30,9 @@ const record = (i: number): UsageRecord => ({
 
 const log = createLogger('silent');
 
+/** The elements of a text-array literal as the writer builds it for the key column ({"key_0","key_1"}). */
+const keysOf = (literal: unknown) => (typeof literal === 'string' && literal !== '{}' ? literal.slice(2, -2).split('","') : []);
+
 describe('the usage writer', () => {
   it('writes queued records with one INSERT of column arrays per batch', async () => {
     const { db, inserts } = fakeDb();
@@ -40,8 +43,9 @@ describe('the usage writer', () => {
     expect(inserts).toHaveLength(1);
     expect(inserts[0].sql).toMatch(/^INSERT INTO usage_records \(at,key_id,.*\)\s+SELECT \* FROM unnest\(\$1::timestamptz\[\],.*\$22::bool\[\]\)$/);
     expect(inserts[0].params).toHaveLength(22);
-    expect(inserts[0].params[1]).toEqual(['key_0', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5', 'key_6']);
-    expect(inserts[0].params[18]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(inserts[0].params[1]).toBe('{"key_0","key_1","key_2","key_3","key_4","key_5","key_6"}');
+    expect(inserts[0].params[18]).toBe('{1,1,1,1,1,1,1}');
+    expect(inserts[0].params[16]).toBe('{NULL,NULL,NULL,NULL,NULL,NULL,NULL}');
     expect(w.written).toBe(7);
   });
 
@@ -50,7 +54,7 @@ describe('the usage writer', () => {
     const w = new UsageWriter(db, log, { flushMs: 10_000, batchSize: 3 });
     for (let i = 0; i < 7; i++) w.write(record(i));
     await w.drain();
-    expect(inserts.map((x) => (x.params[0] as unknown[]).length)).toEqual([3, 3, 1]);
+    expect(inserts.map((x) => keysOf(x.params[1]).length)).toEqual([3, 3, 1]);
   });
 
   it('keeps rows through a failed write and writes them on drain', async () => {
@@ -59,7 +63,7 @@ describe('the usage writer', () => {
     fail(1);
     for (let i = 0; i < 4; i++) w.write(record(i));
     await w.drain();
-    expect(inserts.flatMap((x) => x.params[1] as string[])).toEqual(['key_0', 'key_1', 'key_2', 'key_3']);
+    expect(inserts.flatMap((x) => keysOf(x.params[1]))).toEqual(['key_0', 'key_1', 'key_2', 'key_3']);
   });
 
   it('keeps every row past its bound and reports full until the backlog is written', async () => {
@@ -73,6 +77,13 @@ describe('the usage writer', () => {
     expect(w.full).toBe(true);
     await w.drain();
     expect(w.full).toBe(false);
-    expect(inserts.flatMap((x) => x.params[1] as string[])).toEqual(['key_0', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5', 'key_6', 'key_7']);
+    expect(inserts.flatMap((x) => keysOf(x.params[1]))).toEqual(['key_0', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5', 'key_6', 'key_7']);
+  });
+
+  it('writes array literals Postgres reads back as the same values', () => {
+    expect(arrayLiteral([1, 2.5, 1.2e-7, null, true, false])).toBe('{1,2.5,1.2e-7,NULL,t,f}');
+    expect(arrayLiteral([new Date(Date.UTC(2026, 10, 22, 1, 2, 3, 4))])).toBe('{"2026-11-22T01:02:03.004Z"}');
+    expect(arrayLiteral(['plain', 'a,b', '{x}', 'NULL', 'say "hi"', 'back\\slash', ''])).toBe('{"plain","a,b","{x}","NULL","say \\"hi\\"","back\\\\slash",""}');
+    expect(arrayLiteral([])).toBe('{}');
   });
 });

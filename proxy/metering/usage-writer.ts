@@ -42,6 +42,30 @@ function values(r: UsageRecord): unknown[] {
 const INSERT = `INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
   SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})`;
 
+const QUOTE_OR_BACKSLASH = /["\\]/;
+
+/**
+ * One column as a Postgres array literal: numbers and booleans bare, text and times quoted (with `"` and `\`
+ * escaped), NULL for null. Written here rather than by the driver, whose generic escaping of every element cost
+ * about 2 µs per usage record.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ',';
+    const v = values[i];
+    if (v === null || v === undefined) out += 'NULL';
+    else if (typeof v === 'number') out += String(v);
+    else if (typeof v === 'boolean') out += v ? 't' : 'f';
+    else if (v instanceof Date) out += `"${v.toISOString()}"`;
+    else {
+      const text = String(v);
+      out += QUOTE_OR_BACKSLASH.test(text) ? `"${text.replace(/["\\]/g, '\\$&')}"` : `"${text}"`;
+    }
+  }
+  return `${out}}`;
+}
+
 export class UsageWriter {
   #db: Db;
   #log: Logger;
@@ -117,7 +141,7 @@ export class UsageWriter {
     const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(batch.length));
     batch.forEach((r, i) => values(r).forEach((v, j) => (columns[j][i] = v)));
     try {
-      await this.#db.query(INSERT, columns);
+      await this.#db.query(INSERT, columns.map(arrayLiteral));
       this.written += batch.length;
     } catch (err) {
       // Put the rows back (ahead of newer ones) for the next attempt, within the bound.
