@@ -89,8 +89,15 @@ export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
 /** `YYYY-MM` of a time, in UTC. */
+let monthMemo = { from: 0, to: 0, month: '' };
+
+/** `YYYY-MM` (UTC) of t; remembered until the month ends (it runs on every metered call). */
 export function monthOf(t: number): string {
-  return new Date(t).toISOString().slice(0, 7);
+  if (t >= monthMemo.from && t < monthMemo.to) return monthMemo.month;
+  const d = new Date(t);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  monthMemo = { from, to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1), month: d.toISOString().slice(0, 7) };
+  return monthMemo.month;
 }
 
 /** Milliseconds from t to the start of the next UTC month (budgets reset then). */

@@ -12,6 +12,7 @@ import { KeyLimitGuard } from './key-limit-guard.ts';
 import { ReserveBatcher } from './reserve-batcher.ts';
 import { SettleBatcher } from './settle-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
+import { TurnFlush } from './turn-flush.ts';
 
 export interface Limits {
   guard: KeyLimitGuard;
@@ -29,8 +30,10 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   const alerts = new BudgetAlerts(ctx);
   const bodies = new CallBodyWriter(ctx.db, ctx.log, opts.bodies);
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
-  const settles = new SettleBatcher(store, ctx.log);
-  const reserves = new ReserveBatcher(store);
+  // One flush per round of I/O for both: their scripts leave in one write.
+  const turn = new TurnFlush();
+  const settles = new SettleBatcher(store, ctx.log, turn);
+  const reserves = new ReserveBatcher(store, turn);
   const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, settles, reserves, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
     guard, time, alerts, bodies, settles,

@@ -45,8 +45,8 @@ function request(limits: Record<string, number>): AdmitRequest {
   return { key, model: 'gpt-4o-mini', candidates: ['gpt-4o-mini'], clientStyle: 'chat', stream: false, estimatedInputTokens: 10, body, raw: Buffer.from(JSON.stringify(body)) };
 }
 
-async function refusal(p: Promise<unknown>): Promise<SvcError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+async function refusal(p: unknown): Promise<SvcError> {
+  const e = await Promise.resolve(p).then(() => undefined, (err: unknown) => err);
   if (!isSvcError(e)) throw new Error(`expected a refusal, got ${String(e)}`);
   return e;
 }

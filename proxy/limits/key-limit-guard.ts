@@ -89,10 +89,17 @@ export class KeyLimitGuard implements LimitGuard {
     return l;
   }
 
-  async admit(req: AdmitRequest): Promise<LimitTicket> {
+  /** Synchronous for a key without limits whose team's limits are cached (no promise on the usual unmetered call). */
+  admit(req: AdmitRequest): Promise<LimitTicket> | LimitTicket {
+    const key = req.key;
+    const team = this.#teams.peek(key.teamId);
+    if (team === undefined) return this.#teams.get(key.teamId, (id) => readTeamLimits(this.#ctx.db, id)).then((t) => this.#admit(req, t));
+    return this.#admit(req, team);
+  }
+
+  #admit(req: AdmitRequest, team: TeamLimits): Promise<LimitTicket> | LimitTicket {
     const key = req.key;
     const { limits, tag } = this.#keyLimits(key);
-    const team = await this.#teams.get(key.teamId, (id) => readTeamLimits(this.#ctx.db, id));
     const teamTokens = team['ai.tokens'];
     const metered = limits.requestsPerMinute !== undefined || limits.requestsPerDay !== undefined
       || limits.tokensPerMonth !== undefined || limits.dollarsPerMonth !== undefined || teamTokens !== undefined;
@@ -100,10 +107,14 @@ export class KeyLimitGuard implements LimitGuard {
       this.#p.seeder.forget(key.id, key.teamId, false);
       return key.logBodies === 'off' ? NOTHING : this.#ticket(req, undefined, '');
     }
+    return this.#admitMetered(req, limits, tag, teamTokens);
+  }
 
+  async #admitMetered(req: AdmitRequest, limits: KeyLimits, tag: string, teamTokens: number | undefined): Promise<LimitTicket> {
+    const key = req.key;
     const now = this.#p.time.now();
     const subject: LimitSubject = { keyId: key.id, teamId: key.teamId, month: monthOf(now), key: limits, teamTokensPerMonth: teamTokens };
-    const overrides = limits.dollarsPerMonth !== undefined ? await this.#prices.get('all', () => readPriceOverrides(this.#ctx.db)) : null;
+    const overrides = limits.dollarsPerMonth !== undefined ? (this.#prices.peek('all') ?? await this.#prices.get('all', () => readPriceOverrides(this.#ctx.db))) : null;
     const estimate = estimateCall(req.clientStyle, req.body, req.estimatedInputTokens, req.candidates, overrides);
     if (estimate.unpriced.length > 0) throw unpricedRefusal(estimate.unpriced);
 

@@ -1,9 +1,10 @@
 /**
  * Reserves in batches: reservations asked for while the event loop handles one round of I/O go to the limit store
  * together (LimitStore.reserveMany: on Redis one script per team and month, checked in order, each call seeing the
- * ones before it), flushed on setImmediate. Under load many calls share one reserve round trip; an idle gateway
- * waits for nothing but the end of the current I/O callbacks.
+ * ones before it), flushed at the end of the round together with the settles (turn-flush.ts). Under load many calls
+ * share one reserve round trip; an idle gateway waits for nothing but the end of the current I/O callbacks.
  */
+import { TurnFlush } from './turn-flush.ts';
 import type { Amount, LimitStore, LimitSubject, ReserveResult } from '../../core/limits/limit-store.ts';
 
 const MAX_BATCH = 128;
@@ -18,23 +19,23 @@ interface Queued {
 export class ReserveBatcher {
   #store: LimitStore;
   #queue: Queued[] = [];
-  #scheduled: NodeJS.Immediate | undefined;
+  #turn: TurnFlush;
+  readonly #flushNow = (): void => this.#flush();
 
-  constructor(store: LimitStore) {
+  constructor(store: LimitStore, turn: TurnFlush = new TurnFlush()) {
     this.#store = store;
+    this.#turn = turn;
   }
 
   reserve(subject: LimitSubject, estimate: Amount): Promise<ReserveResult> {
     return new Promise<ReserveResult>((resolve, reject) => {
       this.#queue.push({ subject, estimate, resolve, reject });
       if (this.#queue.length >= MAX_BATCH) this.#flush();
-      else this.#scheduled ??= setImmediate(() => this.#flush());
+      else this.#turn.schedule(this.#flushNow);
     });
   }
 
   #flush(): void {
-    if (this.#scheduled) clearImmediate(this.#scheduled);
-    this.#scheduled = undefined;
     if (this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
