@@ -42,6 +42,11 @@ export interface StreamEncoderOptions {
   model?: string;
   /** Unix seconds for styles that stamp chunks. */
   created?: number;
+  /**
+   * The client already has the start of this stream (a passed-through stream that broke): the encoder only closes
+   * it, continuing the upstream's response id and event numbering where the style has them (responses).
+   */
+  continuing?: { id?: string; sequenceFrom?: number };
 }
 
 export interface StreamDecoderLike {

@@ -41,9 +41,9 @@ const KEEP_FOR_ESTIMATE = 1024 * 1024;
 const BROKEN: UpstreamError = { status: 502, type: 'server', message: 'The upstream stream ended before the answer was finished.' };
 
 /** The client-style frames that end a broken stream. */
-function errorFrames(clientStyle: StyleName, framer: ClientFramer, error: UpstreamError): string {
+function errorFrames(clientStyle: StyleName, framer: ClientFramer, error: UpstreamError, options?: StreamEncoderOptions): string {
   const style = getStyle(clientStyle);
-  const enc = new style.StreamEncoder();
+  const enc = new style.StreamEncoder(options);
   return enc.push({ type: 'error', error }).map((o) => framer.frame(style.frame(o))).join('');
 }
 
@@ -102,7 +102,7 @@ export async function pipePassthrough(
     if (!sink.gone) broken = brokenBy(err);
   }
   if (!sink.gone && !tap.complete && !tap.failed) broken ??= BROKEN;
-  if (broken) sink.write(errorFrames(style, framer, broken));
+  if (broken) sink.write(errorFrames(style, framer, broken, { continuing: tap.continuation?.() ?? {} }));
   sink.end(mode === 'reframe' ? framer.end() : undefined);
   return {
     usage: tap.usage(),

@@ -38,6 +38,15 @@ describe.each(['chat', 'messages', 'generative', 'responses'] as const)('the %s 
     else expect(u).toMatchObject({ inputTokens: 40, cacheReadTokens: 10, reasoningTokens: 3 });
   });
 
+  it('knows where an appended error continues from (responses: the response id and the next event number)', () => {
+    const f = frames(style);
+    const { t } = tap(style, f.slice(0, 3).join(''));
+    if (style !== 'responses') return expect(t.continuation).toBeUndefined();
+    const c = t.continuation?.();
+    expect(c?.id).toMatch(/^resp_/);
+    expect(c?.sequenceFrom).toBeGreaterThan(0);
+  });
+
   it('does not take a stream cut short for a complete one', () => {
     const f = frames(style);
     expect(tap(style, f.slice(0, 2).join('')).t.complete).toBe(false);

@@ -23,6 +23,8 @@ export interface UsageTap {
   usage(): Usage;
   readonly complete: boolean;
   readonly failed: boolean;
+  /** What a gateway error event appended to this stream continues from (responses: response id, event number). */
+  continuation?(): { id?: string; sequenceFrom?: number };
 }
 
 const ERROR_START = /^\s*\{\s*"error"/;
@@ -176,13 +178,25 @@ class GenerativeTap implements UsageTap {
   }
 }
 
+const SEQUENCE_KEY = '"sequence_number":';
+const RESPONSE_ID = /"id"\s*:\s*"(resp_[^"\\]*)"/;
+
 class ResponsesTap implements UsageTap {
   #usage: Usage = { source: 'unknown' };
+  #id: string | undefined;
+  #sequence = -1;
   complete = false;
   failed = false;
 
   push(ev: SseEvent): boolean {
     const t = ev.event;
+    const d = ev.data;
+    if (this.#id === undefined && t === 'response.created') this.#id = RESPONSE_ID.exec(d)?.[1];
+    const at = d.lastIndexOf(SEQUENCE_KEY);
+    if (at >= 0) {
+      const n = parseInt(d.slice(at + SEQUENCE_KEY.length, at + SEQUENCE_KEY.length + 12), 10);
+      if (Number.isFinite(n) && n > this.#sequence) this.#sequence = n;
+    }
     if (t === 'response.completed' || t === 'response.incomplete' || t === 'response.failed') {
       const r = parse(ev.data)?.response as { usage?: unknown } | undefined;
       if (r?.usage) this.#usage = convertResponsesUsage(r.usage as never);
@@ -194,6 +208,10 @@ class ResponsesTap implements UsageTap {
 
   usage(): Usage {
     return this.#usage;
+  }
+
+  continuation(): { id?: string; sequenceFrom?: number } {
+    return { ...(this.#id !== undefined ? { id: this.#id } : {}), sequenceFrom: this.#sequence + 1 };
   }
 }
 

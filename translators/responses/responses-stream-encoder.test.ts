@@ -72,6 +72,14 @@ describe('ResponsesStreamEncoder', () => {
     expect(rate.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
   });
 
+  it('closes a stream the client already started (a broken passthrough) without a second response.created', () => {
+    const enc = new ResponsesStreamEncoder({ continuing: { id: 'resp_upstream1', sequenceFrom: 7 } });
+    const out = enc.push({ type: 'error', error: { status: 502, type: 'server', message: 'cut' } });
+    expect(out.map((e) => e.type)).toEqual(['error', 'response.failed']);
+    expect(out.map((e) => e.sequence_number)).toEqual([7, 8]);
+    expect(out[1]).toMatchObject({ response: { id: 'resp_upstream1', status: 'failed' } });
+  });
+
   it('round-trips through its own decoder, keeping encrypted reasoning as the signature', () => {
     const d = new ResponsesStreamDecoder();
     const recorded = [...readSseFixture('responses', 'reasoning.sse.txt').flatMap((m) => d.push(m)), ...d.end()];

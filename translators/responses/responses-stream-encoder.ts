@@ -24,6 +24,8 @@ export interface ResponsesStreamEncoderOptions {
   model?: string;
   /** Unix seconds for `created_at` (default: now). */
   created?: number;
+  /** Closing frames only, for a stream whose start the client already has (see StreamEncoderOptions). */
+  continuing?: { id?: string; sequenceFrom?: number };
 }
 
 /** One event as an SSE frame: `event: <type>` + `data: <json>`. */
@@ -57,6 +59,15 @@ export class ResponsesStreamEncoder {
 
   constructor(options: ResponsesStreamEncoderOptions = {}) {
     this.#options = options;
+    const c = options.continuing;
+    if (c !== undefined) {
+      // No second response.created: the client saw the upstream's; the closing events carry on its id and numbering.
+      this.#started = true;
+      this.#id = responsesId(c.id ?? `gw${Date.now().toString(36)}`);
+      this.#model = options.model ?? '';
+      this.#created = options.created ?? Math.floor(Date.now() / 1000);
+      this.#seq = c.sequenceFrom ?? 0;
+    }
   }
 
   push(ev: StreamEvent): ResponsesOutEvent[] {
