@@ -2,12 +2,16 @@ import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { UpstreamBody } from './upstream-body.ts';
 
-function fakeController() {
+/** A controller like undici's: abort() reports back to the body at once with an error of its own. */
+function fakeController(body?: () => UpstreamBody) {
   const c = { paused: false, aborted: undefined as Error | undefined, pauses: 0, resumes: 0 };
   const controller = {
     pause: () => ((c.paused = true), c.pauses++),
     resume: () => ((c.paused = false), c.resumes++),
-    abort: (err: Error) => (c.aborted = err),
+    abort: (err: Error) => {
+      c.aborted = err;
+      body?.().fail(new Error('request aborted'));
+    },
   } as unknown as Dispatcher.DispatchController;
   return { c, controller };
 }
@@ -64,9 +68,10 @@ describe('an upstream body', () => {
     expect(seen).toEqual(['y']);
   });
 
-  it('aborts the upstream when the consumer throws or its wait fails', async () => {
-    const one = fakeController();
-    const body = new UpstreamBody(one.controller);
+  it('aborts the upstream when the consumer throws or its wait fails, and reports the consumer’s own error', async () => {
+    let body!: UpstreamBody;
+    const one = fakeController(() => body);
+    body = new UpstreamBody(one.controller);
     const p = body.consume(() => {
       throw new Error('too large');
     });
@@ -74,8 +79,9 @@ describe('an upstream body', () => {
     await expect(p).rejects.toThrow('too large');
     expect(one.c.aborted?.message).toBe('too large');
 
-    const two = fakeController();
-    const other = new UpstreamBody(two.controller);
+    let other!: UpstreamBody;
+    const two = fakeController(() => other);
+    other = new UpstreamBody(two.controller);
     const q = other.consume(() => Promise.reject(new Error('client gone')));
     other.push(b('z'));
     await expect(q).rejects.toThrow('client gone');

@@ -34,9 +34,10 @@ export class UpstreamBody {
     });
   }
 
-  /** Stops reading: the upstream request is aborted. */
+  /** Stops reading: the upstream request is aborted (unless it is over already). */
   destroy(err?: unknown): void {
     if (this.#ended) return;
+    this.#ended = true;
     this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
   }
 
@@ -55,10 +56,18 @@ export class UpstreamBody {
   }
 
   fail(err: unknown): void {
-    this.#error = err;
+    // The first failure is the one the consumer gets (an abort it caused reports back here afterwards).
+    this.#error ??= err;
     this.#ended = true;
     this.#queued.length = 0;
     this.#settle();
+  }
+
+  /** The consumer failed: it gets its own error, and the upstream request is aborted. */
+  #stop(err: unknown): void {
+    const abort = !this.#ended;
+    this.fail(err);
+    if (abort) this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
   }
 
   #deliver(chunk: Buffer): void {
@@ -66,8 +75,7 @@ export class UpstreamBody {
     try {
       wait = (this.#onChunk as OnChunk)(chunk);
     } catch (err) {
-      this.destroy(err);
-      this.fail(err);
+      this.#stop(err);
       return;
     }
     if (wait === undefined) return;
@@ -79,8 +87,7 @@ export class UpstreamBody {
       this.#flush();
     }, (err: unknown) => {
       this.#waiting = undefined;
-      this.destroy(err);
-      this.fail(err);
+      this.#stop(err);
     });
   }
 
