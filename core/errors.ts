@@ -38,6 +38,7 @@ export const ERRORS = {
   token_expired: def(401, 'The token has expired.'),
   token_revoked: def(401, 'The token has been revoked.'),
   invalid_credentials: def(401, 'The user name or password is wrong.'),
+  too_many_sign_in_attempts: def(429, 'Too many failed sign-in attempts for this user name or from this address; wait until the time in Retry-After has passed, then try again.'),
   forbidden: def(403, 'You are not allowed to do this.'),
   insufficient_scope: def(403, "The token's scope does not allow this."),
   superuser_required: def(403, 'Only an administrator of this instance may do this.'),

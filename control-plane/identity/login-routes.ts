@@ -1,19 +1,21 @@
 /**
  * Password sign-in. POST /api/v1/auth/login sets the panel's HttpOnly, SameSite=Strict session cookie;
  * POST /api/v1/auth/token exchanges the same credentials for an API token (what `svc login` stores);
- * POST /api/v1/auth/logout ends the session.
+ * POST /api/v1/auth/logout ends the session. Both sign-in calls pass the guessing throttle (login-throttle.ts)
+ * before the password is hashed; DELETE /api/v1/auth/sign-in-failures lets a superuser lift it early.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { PRINCIPALS_CACHE, SESSION_COOKIE } from '../../core/auth/authenticate.ts';
 import { verifyPassword } from '../../core/auth/password.ts';
-import { SCOPES, type Scope } from '../../core/auth/principal.ts';
+import { requireSuperuser, SCOPES, type Scope } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { hashSecret, newId, newSecret } from '../../core/ids.ts';
 import { parseTtl } from '../../core/ttl.ts';
-import { readCookie } from '../auth-hook.ts';
+import { principal, readCookie } from '../auth-hook.ts';
+import { LoginThrottle } from './login-throttle.ts';
 import { createToken, tokenView } from './token-service.ts';
-import { userView, type UserRow } from './user-service.ts';
+import { findUserId, userView, type UserRow } from './user-service.ts';
 
 const SESSION_SECONDS = 7 * 86400;
 
@@ -22,24 +24,35 @@ const CREDENTIALS = {
   password: { type: 'string', minLength: 1, maxLength: 200 },
 } as const;
 
-async function checkCredentials(ctx: AppContext, username: string, password: string): Promise<UserRow> {
+async function checkCredentials(ctx: AppContext, throttle: LoginThrottle, req: FastifyRequest, username: string, password: string): Promise<UserRow> {
   const r = await ctx.db.query<UserRow>('SELECT * FROM users WHERE username = $1 OR email = $1', [username]);
   const u = r.rows[0];
+  // An unknown name is throttled like a known one, so refusals do not reveal which names exist either.
+  const attempt = await throttle.check(LoginThrottle.account(u?.id, username), req.ip);
   // Verify against a dummy hash when the user is unknown, so timing does not reveal which names exist.
   const ok = await verifyPassword(password, u?.password_hash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-  if (!u || !u.password_hash || !ok) throw svcError('invalid_credentials');
+  if (!u || !u.password_hash || !ok) {
+    await throttle.failed(attempt);
+    throw svcError('invalid_credentials');
+  }
+  await throttle.succeeded(attempt);
   return u;
 }
 
 export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
   const secure = ctx.config.publicUrl.startsWith('https:');
+  const throttle = new LoginThrottle(ctx.counters, ctx.log, {
+    maxPerUser: ctx.config.signinMaxFailuresPerUser,
+    maxPerIp: ctx.config.signinMaxFailuresPerIp,
+    windowS: ctx.config.signinWindowS,
+  });
 
   app.post('/api/v1/auth/login', {
     config: { public: true },
     schema: { tags: ['identity'], summary: 'Sign in with a password; sets the session cookie', body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: CREDENTIALS } },
   }, async (req, reply) => {
     const b = req.body as { username: string; password: string };
-    const u = await checkCredentials(ctx, b.username, b.password);
+    const u = await checkCredentials(ctx, throttle, req, b.username, b.password);
     const secret = newSecret('ses_');
     await ctx.db.query('INSERT INTO panel_sessions (id, user_id, session_hash, expires_at) VALUES ($1, $2, $3, $4)', [
       newId(), u.id, hashSecret(secret), new Date(ctx.clock.now() + SESSION_SECONDS * 1000),
@@ -58,9 +71,25 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (req, reply) => {
     const b = req.body as { username: string; password: string; name: string; scope: Scope; ttl: unknown };
     const ttl = parseTtl(b.ttl);
-    const u = await checkCredentials(ctx, b.username, b.password);
+    const u = await checkCredentials(ctx, throttle, req, b.username, b.password);
     const { row, secret } = await createToken(ctx, ctx.db, u.id, b.name, b.scope, ttl);
     return reply.code(201).send({ ...tokenView(row), token: secret });
+  });
+
+  app.delete('/api/v1/auth/sign-in-failures', {
+    schema: {
+      tags: ['identity'],
+      summary: 'Forget the failed sign-ins of a user and/or a client address, lifting the throttle early (superusers)',
+      querystring: { type: 'object', additionalProperties: false, properties: { user: { type: 'string', minLength: 1, maxLength: 200 }, ip: { type: 'string', minLength: 1, maxLength: 100 } } },
+    },
+  }, async (req) => {
+    requireSuperuser(principal(req));
+    const q = req.query as { user?: string; ip?: string };
+    if (q.user === undefined && q.ip === undefined) throw svcError('validation_failed', 'Name the user (user=) or the client address (ip=) whose failed sign-ins to forget.');
+    const userId = q.user === undefined ? undefined : await findUserId(ctx.db, q.user);
+    if (userId) await throttle.clear(LoginThrottle.account(userId, ''));
+    if (q.ip !== undefined) await throttle.clear(LoginThrottle.address(q.ip));
+    return { cleared: { user: q.user ?? null, ip: q.ip ?? null } };
   });
 
   app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session' } }, async (req: FastifyRequest, reply) => {
