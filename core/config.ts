@@ -22,6 +22,9 @@ export interface Config {
   logLevel: string;
   production: boolean;
   allowPrivateWebhooks: boolean;
+  /** Retention (docs/webhooks.md): days a handled outbox event, and a finished webhook delivery, are kept. */
+  outboxRetentionDays: number;
+  webhookDeliveryRetentionDays: number;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   providerProfilesFile: string | undefined;
@@ -125,6 +128,8 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     // Private webhook targets: off in production, on for single-node installs and tests (docs/webhooks.md).
     allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', !production),
+    outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),
+    webhookDeliveryRetentionDays: int(env, 'SVC_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
