@@ -11,6 +11,7 @@
  * batches later: dropping a partition is the same rule).
  */
 import type { AppContext } from '../../core/context.ts';
+import { deleteInBatches } from '../../core/db/delete-in-batches.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { HOURLY_KEPT_DAYS } from './issue-hourly.ts';
 
@@ -43,26 +44,15 @@ export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Pr
   for (const p of projects.rows) {
     const cutoff = new Date(now - p.retention_days * DAY_MS);
     result.events += await deleteInBatches(() => ctx.db.query(
-      `DELETE FROM events WHERE (project_id, event_id) IN (
-         SELECT project_id, event_id FROM events WHERE project_id = $1 AND received_at < $2 LIMIT $3)`,
+      `DELETE FROM events WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM events WHERE project_id = $1 AND received_at < $2 LIMIT $3))`,
       [p.id, cutoff, batch],
     ), batch);
   }
   const hourCutoff = new Date(now - HOURLY_KEPT_DAYS * DAY_MS);
   result.hourly = await deleteInBatches(() => ctx.db.query(
-    `DELETE FROM issue_hourly WHERE (issue_id, hour) IN (SELECT issue_id, hour FROM issue_hourly WHERE hour < $1 LIMIT $2)`,
+    `DELETE FROM issue_hourly WHERE ctid = ANY(ARRAY(SELECT ctid FROM issue_hourly WHERE hour < $1 LIMIT $2))`,
     [hourCutoff, batch],
   ), batch);
   return result;
-}
-
-async function deleteInBatches(run: () => Promise<{ rowCount: number }>, batch: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { rowCount } = await run();
-    total += rowCount;
-    if (rowCount < batch) return total;
-    // Let other queries (the ingest writer's batches) in between two deletions.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }

@@ -8,16 +8,14 @@
  *    would cascade to its deliveries, so an event stays as long as any of its delivery records does (pending ones,
  *    and delivered or failed ones that step 1 keeps), and the delivery period holds whatever the outbox period is.
  *
- * Each statement deletes at most `batch` rows (a short transaction that holds its locks briefly) and the job loops
- * until nothing past retention is left. The rows to delete are picked first and then deleted by primary key
- * (`id = ANY(ARRAY(...))`; `id IN (SELECT ...)` lets the planner hash-join against a scan of the whole table for
- * every batch). Both tables are searched through their created_at indexes (migration 20261122T0440-outbox-retention).
- * Finding the events without deliveries still reads the older events that have some (with the default periods,
+ * Rows go in batches (core/db/delete-in-batches.ts: picked first, then deleted by primary key). Both tables are
+ * searched through their created_at indexes (migration 20261122T0440-outbox-retention). Finding the events without deliveries still reads the older events that have some (with the default periods,
  * those of the last 30 days that went to a webhook): about a second per two million such events, hence a run every
  * hour rather than every few minutes, which a period counted in days does not need. Times come from ctx.clock, so
  * tests move a ManualClock instead of waiting.
  */
 import type { AppContext } from '../../core/context.ts';
+import { deleteInBatches } from '../../core/db/delete-in-batches.ts';
 import type { Job } from '../../core/scheduler.ts';
 
 export const OUTBOX_RETENTION_JOB = 'webhooks.retention';
@@ -62,15 +60,4 @@ export async function runOutboxRetention(ctx: AppContext, batch = OUTBOX_RETENTI
   const deliveries = await deleteInBatches(() => ctx.db.query(DELETE_DELIVERIES, [deliveryCutoff, batch]), batch);
   const events = await deleteInBatches(() => ctx.db.query(DELETE_EVENTS, [eventCutoff, batch]), batch);
   return { deliveries, events };
-}
-
-async function deleteInBatches(run: () => Promise<{ rowCount: number }>, batch: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { rowCount } = await run();
-    total += rowCount;
-    if (rowCount < batch) return total;
-    // Let other queries (the dispatcher's passes, emitters' inserts) in between two deletions.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
