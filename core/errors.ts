@@ -110,6 +110,8 @@ export const ERRORS = {
   assignee_not_allowed: def(422, 'An issue can be assigned only to yourself ("me") or to nobody (null).'),
   assignee_needs_user: def(422, 'Assigning to "me" needs the credentials of a user; this token belongs to no user.'),
   invalid_release_version: def(400, 'A release version is 1 to 250 characters with no control characters and no leading or trailing spaces.'),
+  invalid_time: def(400, 'A time must be ISO 8601, such as 2026-01-15T12:00:00Z or the date 2026-01-15.'),
+  invalid_time_range: def(400, 'The time range is not valid: until must be later than since, at most 90 days after it.'),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,7 +1,7 @@
 /**
  * MCP tools of error tracking, over the same services as the REST routes: `list_projects`, `list_issues` (the
- * filters and sorts of GET /api/v1/projects/{id}/issues) and `update_issue` (state and/or assignee, like PATCH
- * /api/v1/issues/{id}).
+ * filters and sorts of GET /api/v1/projects/{id}/issues), `update_issue` (state and/or assignee, like PATCH
+ * /api/v1/issues/{id}) and `errors_stats` (ingest outcomes, like GET /api/v1/projects/{id}/stats).
  */
 import { LIST_ARGS, listPage, TEAM_ARG, type McpTool } from '../mcp/mcp-tools.ts';
 import { resolveTeamId } from '../team-of-request.ts';
@@ -10,6 +10,8 @@ import { ISSUE_LEVELS, ISSUE_SORTS, parseIssueFilter } from './issue-filter.ts';
 import { listIssues, updateIssue } from './issue-service.ts';
 import { ISSUE_STATES } from './issue-view.ts';
 import { listProjects } from './project-service.ts';
+import { INTERVALS, OUTCOMES, parseStatsParams, STATS_QUERY } from './stats-params.ts';
+import { projectStats } from './stats-service.ts';
 
 export const listProjectsTool: McpTool = {
   name: 'list_projects',
@@ -69,4 +71,26 @@ export const updateIssueTool: McpTool = {
     if (args.assignee !== undefined) body.assignee = args.assignee === 'nobody' ? null : args.assignee;
     return updateIssue(ctx, p, args.issue as string, parseIssueChange(body, p));
   },
+};
+
+export const errorsStatsTool: McpTool = {
+  name: 'errors_stats',
+  title: "A project's ingest stats",
+  description: `How many items of one project (numeric id) the ingest accepted, filtered, rate-limited or found invalid, and how many its SDKs discarded (${OUTCOMES.join(', ')}): totals and a series by hour or day, grouped by outcome, reason and/or category. Default: the last 24 hours by hour, grouped by outcome.`,
+  readOnly: true,
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['project'],
+    properties: {
+      project: { type: 'integer', minimum: 1, description: 'The project id.' },
+      since: { type: 'string', maxLength: 40, description: STATS_QUERY.since.description },
+      until: { type: 'string', maxLength: 40, description: STATS_QUERY.until.description },
+      interval: { type: 'string', enum: INTERVALS },
+      group_by: { type: 'string', maxLength: 40, description: STATS_QUERY.group_by.description },
+      outcome: { type: 'string', maxLength: 100, description: STATS_QUERY.outcome.description },
+      category: { type: 'string', maxLength: 200, description: STATS_QUERY.category.description },
+    },
+  },
+  call: (ctx, p, args) => projectStats(ctx, p, args.project as number, parseStatsParams(args, ctx.clock.now())),
 };
