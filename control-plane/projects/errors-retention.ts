@@ -3,7 +3,7 @@
  *
  * - events received more than the project's `retention_days` ago are deleted, in batches of a few thousand rows
  *   (each batch its own short statement, so the ingest writer is never blocked for long);
- * - hourly counts older than 90 days are deleted the same way;
+ * - hourly counts and ingest outcomes (the stats) older than 90 days are deleted the same way;
  * - issues, their counters (count, people, first/last seen and release) and releases stay.
  *
  * Times come from ctx.clock, so tests move a ManualClock instead of waiting. Events are looked up through
@@ -23,6 +23,8 @@ const DAY_MS = 86_400_000;
 export interface RetentionResult {
   events: number;
   hourly: number;
+  /** Rows of ingest_outcomes (the stats), kept as long as the hourly counts. */
+  outcomes: number;
 }
 
 export function retentionJob(batch = RETENTION_BATCH): Job {
@@ -31,7 +33,7 @@ export function retentionJob(batch = RETENTION_BATCH): Job {
     everyMs: RETENTION_EVERY_MS,
     run: async (ctx) => {
       const r = await runRetention(ctx, batch);
-      if (r.events || r.hourly) ctx.log.info({ events: r.events, hourly: r.hourly }, 'error retention deleted old rows');
+      if (r.events || r.hourly || r.outcomes) ctx.log.info({ events: r.events, hourly: r.hourly, outcomes: r.outcomes }, 'error retention deleted old rows');
     },
   };
 }
@@ -39,7 +41,7 @@ export function retentionJob(batch = RETENTION_BATCH): Job {
 /** Deletes in batches until nothing past retention is left; returns how many rows went. */
 export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Promise<RetentionResult> {
   const now = ctx.clock.now();
-  const result: RetentionResult = { events: 0, hourly: 0 };
+  const result: RetentionResult = { events: 0, hourly: 0, outcomes: 0 };
   const projects = await ctx.db.query<{ id: number; retention_days: number }>('SELECT id, retention_days FROM projects ORDER BY id');
   for (const p of projects.rows) {
     const cutoff = new Date(now - p.retention_days * DAY_MS);
@@ -52,6 +54,10 @@ export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Pr
   const hourCutoff = new Date(now - HOURLY_KEPT_DAYS * DAY_MS);
   result.hourly = await deleteInBatches(() => ctx.db.query(
     `DELETE FROM issue_hourly WHERE ctid = ANY(ARRAY(SELECT ctid FROM issue_hourly WHERE hour < $1 LIMIT $2))`,
+    [hourCutoff, batch],
+  ), batch);
+  result.outcomes = await deleteInBatches(() => ctx.db.query(
+    `DELETE FROM ingest_outcomes WHERE ctid = ANY(ARRAY(SELECT ctid FROM ingest_outcomes WHERE hour < $1 LIMIT $2))`,
     [hourCutoff, batch],
   ), batch);
   return result;

@@ -1,4 +1,4 @@
-/** Retention: events past their project's retention are deleted in batches; issues and counts stay; hourly counts 90 days. */
+/** Retention: events past their project's retention are deleted in batches; issues and counts stay; hourly counts and outcomes 90 days. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import { RETENTION_JOB, runRetention } from '../../control-plane/projects/errors-retention.ts';
@@ -33,7 +33,7 @@ describe('error retention', () => {
     clock.advance(3 * DAY);
     const [fresh] = await storeAll(s, short, [boom()]);
     // Batches of 2: the five old events go in three statements; nothing else is touched.
-    expect(await runRetention(s.ctx, 2)).toEqual({ events: 5, hourly: 0 });
+    expect(await runRetention(s.ctx, 2)).toEqual({ events: 5, hourly: 0, outcomes: 0 });
     expect(await eventsOf(short)).toBe(1);
     expect(await eventsOf(long)).toBe(1);
     expect((await s.api('GET', `/api/v1/events/${old[0]}`)).statusCode).toBe(404);
@@ -45,11 +45,13 @@ describe('error retention', () => {
     expect((await s.api('GET', `/api/v1/issues/${issue}/events`)).json().items.map((e: { event_id: string }) => e.event_id)).toEqual([fresh]);
   });
 
-  it('runs as a scheduler job; hourly counts go after 90 days, issues stay', async () => {
+  it('runs as a scheduler job; hourly counts and ingest outcomes go after 90 days, issues stay', async () => {
     const [ev] = await storeAll(s, long, [exceptionEvent('Error', 'ninety days', { fn: 'ninety' })]);
     const issue = await issueOfEvent(s, long.id, ev);
+    expect(await count('SELECT count(*)::int AS n FROM ingest_outcomes', [])).toBeGreaterThan(0);
     clock.advance(91 * DAY);
     await s.scheduler.runNow(RETENTION_JOB);
+    expect(await count('SELECT count(*)::int AS n FROM ingest_outcomes', [])).toBe(0);
     expect(await eventsOf(long)).toBe(0);
     expect(await eventsOf(short)).toBe(0);
     expect(await count('SELECT count(*)::int AS n FROM issue_hourly', [])).toBe(0);
