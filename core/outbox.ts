@@ -12,6 +12,7 @@ export const EVENT_KINDS = [
   'issue.regressed',
   'issue.spike',
   'key.budget_alert',
+  'team.budget_alert',
   'account.state_changed',
   'webhook.test',
 ] as const;
