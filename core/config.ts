@@ -27,6 +27,8 @@ export interface Config {
   webhookDeliveryRetentionDays: number;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
+  /** Gateway usage records waiting to be written before new calls are refused (503 usage_backlog). */
+  usageMaxQueued: number;
   providerProfilesFile: string | undefined;
   /** Overrides of the subscription provider profiles, read from SVC_PROVIDER_PROFILES (core/ai/provider-profiles.ts). */
   providerProfiles: ProfileOverrides;
@@ -132,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDeliveryRetentionDays: int(env, 'SVC_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
+    usageMaxQueued: int(env, 'SVC_USAGE_MAX_QUEUED', 50_000, 1, 10_000_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
     providerProfiles: profileOverrides(env.SVC_PROVIDER_PROFILES || undefined),
     accountEventsTeam: env.SVC_ACCOUNT_EVENTS_TEAM || undefined,

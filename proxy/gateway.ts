@@ -40,7 +40,7 @@ export interface Gateway {
 export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gateway {
   const dispatchers = new Dispatchers({ timeoutMs: ctx.config.upstreamTimeoutMs });
   const prices = ctx.caches.register(new LookupCache<readonly PriceOverride[]>(PRICES_CACHE, 60_000));
-  const usage = new UsageWriter(ctx.db, ctx.log, opts.usage);
+  const usage = new UsageWriter(ctx.db, ctx.log, { maxQueued: ctx.config.usageMaxQueued, ...opts.usage });
   const picker = opts.picker ?? new QuotaPicker(ctx);
   return {
     ctx,
