@@ -79,6 +79,27 @@ describe.each(impls)('%s limit store', (_n, made) => {
     expect(await store.reserve(s, none)).toMatchObject({ ok: false, code: 'key_requests_per_day' });
   });
 
+  it('counts the admitted calls of the last minute and day, not the refused ones, without changing them', async () => {
+    const store = make();
+    const s = subject({ requestsPerMinute: 5, requestsPerDay: 100 });
+    expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 0, lastDay: 0 });
+    const r = await Promise.all(Array.from({ length: 7 }, () => store.reserve(s, none)));
+    expect(r.filter((x) => x.ok)).toHaveLength(5);
+    expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 5, lastDay: 5 });
+    expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 5, lastDay: 5 });
+  });
+
+  it('counts the minute inside the day with requests_per_day only, and no day without it', async () => {
+    const store = make();
+    const day = subject({ requestsPerDay: 10 });
+    const minute = subject({ requestsPerMinute: 10 });
+    const free = subject({ tokensPerMonth: 1000 });
+    for (let i = 0; i < 3; i++) for (const s of [day, minute, free]) expect((await store.reserve(s, none)).ok).toBe(true);
+    expect(await store.requests(day.keyId, day.teamId, day.key)).toEqual({ lastMinute: 3, lastDay: 3 });
+    expect(await store.requests(minute.keyId, minute.teamId, minute.key)).toEqual({ lastMinute: 3, lastDay: null });
+    expect(await store.requests(free.keyId, free.teamId, free.key)).toEqual({ lastMinute: null, lastDay: null });
+  });
+
   it('reserves tokens against spent plus in flight, exactly, and settles to real usage', async () => {
     const store = make();
     const s = subject({ tokensPerMonth: 1000 });
@@ -167,6 +188,21 @@ describe.each(impls)('%s limit store', (_n, made) => {
     await pass(60);
     expect((await store.reserve(s, { tokens: 1, dollars: 0 })).ok).toBe(true);
     expect((await store.spend(s.keyId, s.teamId, s.month)).keyTokensInFlight).toBe(1);
+  });
+});
+
+// Redis time cannot be moved a minute ahead in a test: the memory store, on a manual clock, shows the windows slide.
+describe('memory limit store request counts over time', () => {
+  it('lets calls leave the minute but not the day', async () => {
+    const clock = new ManualClock(Date.now());
+    const store = new MemoryLimitStore(clock);
+    const s = subject({ requestsPerMinute: 5, requestsPerDay: 100 });
+    for (let i = 0; i < 2; i++) expect((await store.reserve(s, none)).ok).toBe(true);
+    clock.advance(61_000);
+    expect((await store.reserve(s, none)).ok).toBe(true);
+    expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 1, lastDay: 3 });
+    clock.advance(86_400_000 - 60_000);
+    expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 0, lastDay: 1 });
   });
 });
 

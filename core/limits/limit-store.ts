@@ -62,6 +62,16 @@ export interface Settlement {
   actual: Amount;
 }
 
+/**
+ * Admitted calls of a key in the sliding windows: the last 60 s and the last 24 h. A store keeps the calls of a
+ * key only while it has a request limit, and a day of them only while it has requests_per_day: a figure the store
+ * does not keep is null (no request limit: both; requests_per_minute only: lastDay).
+ */
+export interface RequestCounts {
+  lastMinute: number | null;
+  lastDay: number | null;
+}
+
 export interface LimitStore {
   reserve(subject: LimitSubject, estimate: Amount, reservationTtlMs?: number): Promise<ReserveResult>;
   /** reserve() for several calls at once, in order (Redis: one script per team and month); results in order. */
@@ -74,6 +84,8 @@ export interface LimitStore {
    */
   settleMany(items: readonly Settlement[]): Promise<Totals[]>;
   spend(keyId: string, teamId: string, month: string): Promise<Spend>;
+  /** Read only: the key's admitted calls in the windows its limits keep (see RequestCounts); one round trip. */
+  requests(keyId: string, teamId: string, key: KeyLimits): Promise<RequestCounts>;
   /** Resolves once the store can take commands (Redis: its connection is ready), or after timeoutMs. */
   ready(timeoutMs?: number): Promise<boolean>;
   /**

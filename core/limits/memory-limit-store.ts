@@ -1,7 +1,7 @@
 /** Limits in this process's memory: the single-node default, with the same semantics as the Redis store. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type LimitStore, type LimitSubject, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
+import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type KeyLimits, type LimitStore, type LimitSubject, type RequestCounts, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 interface Month {
   tokens: number;
@@ -129,5 +129,15 @@ export class MemoryLimitStore implements LimitStore {
     const km = this.#month(`${keyId}:${month}`);
     const tm = this.#month(`team:${teamId}:${month}`);
     return { keyTokens: km.tokens, keyDollars: km.dollars, teamTokens: tm.tokens, keyTokensInFlight: km.inTokens, keyDollarsInFlight: km.inDollars };
+  }
+
+  async requests(keyId: string, _teamId: string, key: KeyLimits): Promise<RequestCounts> {
+    if (key.requestsPerMinute === undefined && key.requestsPerDay === undefined) return { lastMinute: null, lastDay: null };
+    const now = this.#clock.now();
+    // As on Redis: the minute is counted inside the day's window when there is one (reserve fills the windows of
+    // the limits set, so with requests_per_day only the minute's window is empty).
+    const within = (id: string, span: number) => (this.#windows.get(id) ?? []).filter((t) => t > now - span).length;
+    const dayKept = key.requestsPerDay !== undefined;
+    return { lastMinute: within(dayKept ? `${keyId}:rpd` : `${keyId}:rpm`, MINUTE_MS), lastDay: dayKept ? within(`${keyId}:rpd`, DAY_MS) : null };
   }
 }

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type LimitSubject, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
+import { DEFAULT_RESERVATION_TTL_MS, type Amount, type LimitCode, type LimitStore, type KeyLimits, type LimitSubject, type RequestCounts, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 const MONTH_TTL_S = 40 * 86400;
 
@@ -136,6 +136,12 @@ redis.call('EXPIRE', KEYS[1], ${MONTH_TTL_S})
 redis.call('EXPIRE', KEYS[2], ${MONTH_TTL_S})
 return 1`;
 
+// Read only: a key's admitted calls in the last minute and the last day, on Redis time. KEYS: 1 the key's call log.
+const REQUESTS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {redis.call('ZCOUNT', KEYS[1], '(' .. (now - 60000), '+inf'), redis.call('ZCOUNT', KEYS[1], '(' .. (now - 86400000), '+inf')}`;
+
 const none = (n: number | undefined) => (n === undefined ? -1 : n);
 
 /** Indexes of the items by team and month: one script each (a script's keys must share the team's hash slot). */
@@ -161,6 +167,7 @@ export class RedisLimitStore implements LimitStore {
     this.#redis.defineCommand('svcLimitReserve', { lua: RESERVE });
     this.#redis.defineCommand('svcLimitSeed', { numberOfKeys: 2, lua: SEED });
     this.#redis.defineCommand('svcLimitSettle', { lua: SETTLE });
+    this.#redis.defineCommand('svcLimitRequests', { numberOfKeys: 1, lua: REQUESTS });
   }
 
   #run(name: string, ...args: (string | number)[]): Promise<string[]> {
@@ -243,5 +250,13 @@ export class RedisLimitStore implements LimitStore {
     const [k, t] = await Promise.all([this.#redis.hmget(`${base}k:${keyId}:m:${month}`, 't', 'd', 'it', 'id'), this.#redis.hget(`${base}t:m:${month}`, 't')]);
     const n = (v: string | null | undefined) => Number(v ?? 0);
     return { keyTokens: n(k[0]), keyDollars: n(k[1]), teamTokens: n(t), keyTokensInFlight: Math.max(0, n(k[2])), keyDollarsInFlight: Math.max(0, n(k[3])) };
+  }
+
+  async requests(keyId: string, teamId: string, key: KeyLimits): Promise<RequestCounts> {
+    // No request limit: the key has no log (reserve writes none), so there is nothing to count.
+    if (key.requestsPerMinute === undefined && key.requestsPerDay === undefined) return { lastMinute: null, lastDay: null };
+    const [minute, day] = await this.#run('svcLimitRequests', `${this.#base(teamId)}k:${keyId}:log`);
+    // The log spans a day only while requests_per_day is set (entries older than a minute are trimmed otherwise).
+    return { lastMinute: Number(minute), lastDay: key.requestsPerDay === undefined ? null : Number(day) };
   }
 }

@@ -89,6 +89,7 @@ describe('counters unavailable', () => {
       settle: () => new Promise(() => {}),
       settleMany: () => new Promise(() => {}),
       spend: () => new Promise(() => {}),
+      requests: () => new Promise(() => {}),
       seed: async () => {},
       ready: async () => true,
     };
