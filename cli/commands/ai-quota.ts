@@ -12,15 +12,23 @@ interface Quota {
   month: string;
   resets_at: string;
   limits: { requests_per_minute: number | null; requests_per_day: number | null; tokens_per_month: number | null; dollars_per_month: number | null };
+  requests: { last_minute: number | null; last_day: number | null };
   spent: { tokens: number; dollars: number };
   in_flight: { tokens: number; dollars: number };
-  remaining: { tokens: number | null; dollars: number | null };
+  remaining: { tokens: number | null; dollars: number | null; requests_per_minute: number | null; requests_per_day: number | null };
   team: { tokens_per_month: number | null; spent_tokens: number; remaining_tokens: number | null };
   counters: 'ok' | 'unavailable';
 }
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const usd = (v: number) => `$${v.toFixed(2)}`;
+
+/** One request window: "3 of 60 in the last minute, 57 left"; a count the counters do not keep is left out. */
+function window(used: number | null, limit: number | null, left: number | null, span: string): string {
+  if (limit === null) return used === null ? `no limit per ${span}` : `${n(used)} in the last ${span}, no limit`;
+  if (used === null) return `limit ${n(limit)} per ${span}, count unavailable`;
+  return `${n(used)} of ${n(limit)} in the last ${span}, ${n(left ?? 0)} left`;
+}
 
 export const quota = defineCommand({
   name: 'quota',
@@ -41,7 +49,7 @@ export const quota = defineCommand({
         ['dollars', l.dollars_per_month === null ? `${usd(q.spent.dollars)} spent, no budget` : `${usd(q.spent.dollars)} spent of ${usd(l.dollars_per_month)}, ${usd(q.remaining.dollars ?? 0)} left`],
         ['tokens', l.tokens_per_month === null ? `${n(q.spent.tokens)} spent, no budget` : `${n(q.spent.tokens)} spent of ${n(l.tokens_per_month)}, ${n(q.remaining.tokens ?? 0)} left`],
         ['in flight', q.in_flight.tokens > 0 ? `${n(q.in_flight.tokens)} tokens, ${usd(q.in_flight.dollars)} reserved by calls running now` : 'nothing'],
-        ['requests', `${l.requests_per_minute === null ? 'no limit' : `${n(l.requests_per_minute)}`} per minute, ${l.requests_per_day === null ? 'no limit' : `${n(l.requests_per_day)}`} per day`],
+        ['requests', `${window(q.requests.last_minute, l.requests_per_minute, q.remaining.requests_per_minute, 'minute')}; ${window(q.requests.last_day, l.requests_per_day, q.remaining.requests_per_day, 'day')}`],
         ['team tokens', q.team.tokens_per_month === null ? 'no team budget' : `${n(q.team.spent_tokens)} spent of ${n(q.team.tokens_per_month)}, ${n(q.team.remaining_tokens ?? 0)} left`],
       ]);
       if (q.counters !== 'ok') ctx.out.warn('the limit counters are unavailable: figures come from usage records only, and metered calls are refused until they are back.');

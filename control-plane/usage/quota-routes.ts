@@ -22,7 +22,7 @@ export function quotaRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/quota', {
     schema: {
       tags: ['ai'],
-      summary: "A gateway key's limits, spend this month (calendar month, UTC) and what remains; authorized by the key itself (Bearer sk-svc-… or x-api-key)",
+      summary: "A gateway key's limits, spend this month (calendar month, UTC), requests in the last minute and day, and what remains; authorized by the key itself (Bearer sk-svc-… or x-api-key)",
     },
   }, async (req) => {
     const secret = presentedKey(req);

@@ -86,7 +86,7 @@ describe('svc ai quota and usage', () => {
     expect(r.stdout).toMatch(/key:\s+ci-bot/);
     expect(r.stdout).toMatch(/dollars:\s+\$0\.00 spent of \$12\.50, \$12\.50 left/);
     expect(r.stdout).toMatch(/tokens:\s+20 spent, no budget/);
-    expect(r.stdout).toMatch(/requests:\s+30 per minute, no limit per day/);
+    expect(r.stdout).toMatch(/requests:\s+1 of 30 in the last minute, 29 left; no limit per day/);
     const json = await runSvc(['ai', 'quota', '--json'], { SVC_URL: env.s.url, SVC_AI_KEY: secret, OPENAI_API_KEY: 'sk-other' });
     expect(JSON.parse(json.stdout)).toMatchObject({ key: { id: keyId }, spent: { tokens: 20 } });
     const none = await runSvc(['ai', 'quota'], { SVC_URL: env.s.url });

@@ -80,6 +80,7 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
     expect((await chatCall(free)).status).toBe(200);
     const quota = await (await fetch(`${url}/api/v1/quota`, { headers: { authorization: `Bearer ${metered}` } })).json();
     expect(quota.counters).toBe('unavailable');
+    expect(quota).toMatchObject({ requests: { last_minute: null, last_day: null }, remaining: { requests_per_minute: null } });
 
     await relay.open();
     let status = 0;

@@ -39,6 +39,37 @@ describe('request-rate limits', () => {
   });
 });
 
+describe('requests used, in GET /api/v1/quota', () => {
+  const quota = async (secret: string) => (await fetch(`${env.s.url}/api/v1/quota`, { headers: { authorization: `Bearer ${secret}` } })).json();
+
+  it('counts the calls of the last minute and day against both request limits', async () => {
+    const k = await env.key({ limits: { requests_per_minute: 5, requests_per_day: 100 } });
+    for (let i = 0; i < 3; i++) expect((await env.chatCall(k.secret)).status).toBe(200);
+    const q = await quota(k.secret);
+    expect(q).toMatchObject({
+      limits: { requests_per_minute: 5, requests_per_day: 100 },
+      requests: { last_minute: 3, last_day: 3 },
+      remaining: { requests_per_minute: 2, requests_per_day: 97 },
+      counters: 'ok',
+    });
+    // Refused calls take no slot: two more fill the minute, the refused sixth is not counted.
+    for (let i = 0; i < 2; i++) expect((await env.chatCall(k.secret)).status).toBe(200);
+    expect((await env.chatCall(k.secret)).status).toBe(429);
+    expect(await quota(k.secret)).toMatchObject({ requests: { last_minute: 5, last_day: 5 }, remaining: { requests_per_minute: 0, requests_per_day: 95 } });
+  });
+
+  it('has no day count without requests_per_day, and no counts without request limits', async () => {
+    const minute = await env.key({ limits: { requests_per_minute: 10 } });
+    const free = await env.key({ limits: { tokens_per_month: 100_000 } });
+    for (let i = 0; i < 2; i++) {
+      expect((await env.chatCall(minute.secret)).status).toBe(200);
+      expect((await env.chatCall(free.secret)).status).toBe(200);
+    }
+    expect(await quota(minute.secret)).toMatchObject({ requests: { last_minute: 2, last_day: null }, remaining: { requests_per_minute: 8, requests_per_day: null } });
+    expect(await quota(free.secret)).toMatchObject({ requests: { last_minute: null, last_day: null }, remaining: { requests_per_minute: null, requests_per_day: null } });
+  });
+});
+
 describe('monthly budgets', () => {
   it('reserves prompt + max output tokens, settles to the real usage, and refuses with 403 once spent', async () => {
     const k = await env.key({ limits: { tokens_per_month: 100 } });

@@ -108,9 +108,11 @@ describe('GET /api/v1/quota', () => {
       key: { id: k.id, name: 'quota', team: env.teamId },
       month: now.toISOString().slice(0, 7),
       limits: { tokens_per_month: 1000, dollars_per_month: 2, requests_per_minute: 60, requests_per_day: null },
+      // The records were written directly: no call went through the request limit.
+      requests: { last_minute: 0, last_day: null },
       spent: { tokens: 60, dollars: 0.375 },
       in_flight: { tokens: 0, dollars: 0 },
-      remaining: { tokens: 940, dollars: 1.625 },
+      remaining: { tokens: 940, dollars: 1.625, requests_per_minute: 60, requests_per_day: null },
       team: { tokens_per_month: null, remaining_tokens: null },
       counters: 'ok',
     });
