@@ -26,6 +26,8 @@ export interface Config {
   outboxRetentionDays: number;
   webhookDeliveryRetentionDays: number;
   bodyLimitBytes: number;
+  /** Which peers may name the client in X-Forwarded-For (fastify's trustProxy: true, false or addresses). */
+  trustProxy: boolean | string;
   upstreamTimeoutMs: number;
   /** Gateway usage records waiting to be written before new calls are refused (503 usage_backlog). */
   usageMaxQueued: number;
@@ -71,6 +73,21 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+/**
+ * SVC_TRUST_PROXY: by default only a peer on this machine or a private network (a load balancer) may name the client
+ * in X-Forwarded-For; a client reaching a node directly from elsewhere cannot choose its own address. `true` trusts
+ * every peer, `false` none, anything else a comma-separated list of addresses or ranges (CIDR).
+ */
+const TRUST_PRIVATE = 'loopback, linklocal, uniquelocal';
+
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw.trim() === '') return TRUST_PRIVATE;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^(false|no|off)$/i.test(raw)) return false;
+  if (!/^[\w.:/, -]+$/.test(raw)) throw new ConfigError('SVC_TRUST_PROXY', `must be true, false or a comma-separated list of addresses (got "${raw}")`);
+  return raw;
 }
 
 function profileOverrides(file: string | undefined): ProfileOverrides {
@@ -133,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),
     webhookDeliveryRetentionDays: int(env, 'SVC_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: trustProxy(env.SVC_TRUST_PROXY),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     usageMaxQueued: int(env, 'SVC_USAGE_MAX_QUEUED', 50_000, 1, 10_000_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,

@@ -24,13 +24,13 @@ function pathRegex(url: string): RegExp {
   return new RegExp(`^${pattern}/?$`);
 }
 
-export function createApp(opts: { log: Logger; bodyLimit: number }): FastifyInstance {
+export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: boolean | string }): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.log,
     bodyLimit: opts.bodyLimit,
     // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    trustProxy: opts.trustProxy ?? false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Strict: no type coercion of bodies (query parameters are declared as strings and parsed by the route).
