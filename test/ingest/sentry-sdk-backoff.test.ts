@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Sentry from '@sentry/node';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createProject, outcomes, waitFor, type TestProject } from './support/ingest-helpers.ts';
+import { createProject, outcomes, waitFor, waitForEvents, type TestProject } from './support/ingest-helpers.ts';
 
 let s: TestServer;
 let p: TestProject;
@@ -26,9 +26,11 @@ describe('an SDK under our rate limit', () => {
       Sentry.captureMessage(`event ${i}`);
       await Sentry.flush(3000);
     }
+    // The refusal is counted at once, the accepted events when the batch writer has stored them: wait for both.
+    await waitForEvents(s.db, p.id, 2);
     const counted = await waitFor(async () => {
       const o = await outcomes(s.db, p.id);
-      return o['rate_limited:project_events_per_minute'] ? o : undefined;
+      return o['rate_limited:project_events_per_minute'] && o.accepted >= 2 ? o : undefined;
     });
     expect(counted.accepted).toBe(2);
     // One refused request: the SDK read the header and dropped the next three events without sending them.
