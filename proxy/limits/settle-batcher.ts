@@ -1,17 +1,14 @@
 /**
  * Settles calls in batches: settlements queued while the event loop handles one round of I/O go to the limit store
- * together (LimitStore.settleMany: on Redis one script per team and month), sent with the next reserves or within
- * 10 ms (turn-flush.ts), ahead of them: under load many calls share one settle script and it leaves in the
- * reserves' write. Settling is off the request path: the answer has been sent already; the totals feed the budget
- * alerts.
+ * together (LimitStore.settleMany: on Redis one script per team and month), flushed at the end of that round with
+ * the reserves of the round (turn-flush.ts), so under load many calls share one settle script. Settling is off the
+ * request path: the answer has been sent already; the totals feed the budget alerts.
  */
 import type { Logger } from '../../core/logger.ts';
 import { TurnFlush } from './turn-flush.ts';
 import type { LimitStore, Settlement, Totals } from '../../core/limits/limit-store.ts';
 
 const MAX_BATCH = 256;
-/** How long a settlement may wait for a reserve flush to leave with. */
-const SETTLE_DELAY_MS = 10;
 
 interface Queued {
   item: Settlement;
@@ -36,7 +33,7 @@ export class SettleBatcher {
   settle(item: Settlement, then: (totals: Totals) => void): void {
     this.#queue.push({ item, then });
     if (this.#queue.length >= MAX_BATCH) this.#flush();
-    else this.#turn.defer(this.#flushNow, SETTLE_DELAY_MS);
+    else this.#turn.schedule(this.#flushNow);
   }
 
   #flush(): void {
