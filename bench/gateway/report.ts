@@ -1,4 +1,5 @@
 /** The gateway benchmark's figures as a markdown section: medians over rounds, with the spread (min–max). */
+import { f0, f2, median, spread } from '../report-format.ts';
 
 export interface Sample {
   target: string;
@@ -23,14 +24,6 @@ export interface ReportInput {
   date: string;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const spread = (xs: number[], fmt: (x: number) => string) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
 
 export function renderReport(r: ReportInput): string {
   const lines: string[] = [];

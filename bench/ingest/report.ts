@@ -1,7 +1,6 @@
 /** The ingest benchmark's figures as Markdown, and the "Error ingest" section of docs/performance.md. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writePerformanceSection } from '../performance-doc.ts';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT } from './child-process.ts';
 
@@ -73,9 +72,6 @@ export function renderIngestReport(r: { rows: IngestRow[]; machine: string; date
   return lines.join('\n');
 }
 
-const START = '<!-- bench:ingest:start -->';
-const END = '<!-- bench:ingest:end -->';
-
 const INTRO = `## Error ingest
 
 Figures: \`npm run bench -- ingest --write\` (add \`--seconds 60\` for the sustained run; \`DATABASE_URL\` and
@@ -94,11 +90,5 @@ top. An accepted event is never dropped: the queue answers 503 before it would o
 
 /** Replaces the ingest block of docs/performance.md (between its markers), or appends it. */
 export function writeIngestSection(report: string): void {
-  const file = join(ROOT, 'docs', 'performance.md');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Performance\n';
-  const block = `${START}\n${INTRO}\n### Latest run\n\n${report}\n${END}`;
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  const next = a !== -1 && b > a ? text.slice(0, a) + block + text.slice(b + END.length) : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(file, next);
+  writePerformanceSection(ROOT, 'ingest', `${INTRO}\n### Latest run\n\n${report}`);
 }

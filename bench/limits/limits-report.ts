@@ -1,6 +1,6 @@
 /** The limits benchmark's figures as a markdown subsection of the Gateway section of docs/performance.md. */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writePerformanceSection } from '../performance-doc.ts';
+import { f0, f2, median, spread } from '../report-format.ts';
 
 export interface LimitsSample {
   target: 'no limits' | 'all four limits';
@@ -30,13 +30,6 @@ export interface LimitsReportInput {
   date: string;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const spread = (xs: number[], fmt: (x: number) => string) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
 const perRequest = (t: RoundTrips) => {
   const total = Object.values(t.commands).reduce((a, b) => a + b, 0);
   const by = Object.entries(t.commands).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${(v / t.requests).toFixed(3)}`).join(', ');
@@ -69,28 +62,7 @@ export function renderLimitsReport(r: LimitsReportInput): string {
   return lines.join('\n');
 }
 
-const START = '<!-- bench:gateway-limits:start -->';
-const END = '<!-- bench:gateway-limits:end -->';
-
-/** Replaces this subsection of docs/performance.md (between its markers); placed after the Gateway section when new. */
+/** Replaces this subsection of docs/performance.md; placed after the Gateway section when new. */
 export function writeLimitsSection(root: string, report: string): void {
-  const file = join(root, 'docs', 'performance.md');
-  let doc: string;
-  try {
-    doc = readFileSync(file, 'utf8');
-  } catch {
-    doc = '# Performance\n\nFigures from `npm run bench` (bench/). Each section is rewritten by its suite with `--write`.\n';
-  }
-  const section = `${START}\n${report}\n${END}`;
-  const i = doc.indexOf(START);
-  const j = doc.indexOf(END);
-  if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + END.length);
-  else {
-    const gatewayEnd = doc.indexOf('<!-- bench:gateway:end -->');
-    if (gatewayEnd >= 0) {
-      const at = gatewayEnd + '<!-- bench:gateway:end -->'.length;
-      doc = `${doc.slice(0, at)}\n\n${section}${doc.slice(at)}`;
-    } else doc = `${doc.trimEnd()}\n\n${section}\n`;
-  }
-  writeFileSync(file, doc);
+  writePerformanceSection(root, 'gateway-limits', report, 'gateway');
 }

@@ -9,7 +9,7 @@
  * Options: --rounds N (3), --seconds S per run (4), --concurrency C (50), --node-options "<flags>" (NODE_OPTIONS of
  * the gateway process, e.g. "--max-semi-space-size=2"), --write (update docs/performance.md).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSuite } from '../run.ts';
@@ -20,6 +20,7 @@ import { describeMachine } from '../gateway/machine.ts';
 import { api, ROOT, startChild, type Child } from '../gateway/processes.ts';
 import { cpuMs, peakRssMb } from '../gateway/proc-stats.ts';
 import { renderReport, type Sample } from '../gateway/report.ts';
+import { writePerformanceSection } from '../performance-doc.ts';
 
 const ADMIN = `bench-admin-${randomHex(8)}`;
 const SMALL_HEAP = '--max-semi-space-size=2';
@@ -119,7 +120,7 @@ export const suite: BenchSuite = {
       const machine = await describeMachine(databaseUrl, process.env.REDIS_URL);
       const report = renderReport({ samples, rss, machine, rounds, durationMs, concurrency, nodeOptions, date: new Date().toISOString().slice(0, 10) });
       process.stdout.write(`\n${report}\n`);
-      if (args.includes('--write')) writeSection(report);
+      if (args.includes('--write')) writePerformanceSection(ROOT, 'gateway', report);
     } finally {
       for (const c of children.reverse()) await c.stop();
       await db?.drop();
@@ -127,22 +128,3 @@ export const suite: BenchSuite = {
     }
   },
 };
-
-const START = '<!-- bench:gateway:start -->';
-const END = '<!-- bench:gateway:end -->';
-
-/** Replaces the gateway section of docs/performance.md (between its markers), leaving other sections alone. */
-function writeSection(report: string): void {
-  const file = join(ROOT, 'docs', 'performance.md');
-  let doc: string;
-  try {
-    doc = readFileSync(file, 'utf8');
-  } catch {
-    doc = '# Performance\n\nFigures from `npm run bench` (bench/). Each section is rewritten by its suite with `--write`.\n';
-  }
-  const section = `${START}\n${report}\n${END}`;
-  const i = doc.indexOf(START);
-  const j = doc.indexOf(END);
-  doc = i >= 0 && j > i ? doc.slice(0, i) + section + doc.slice(j + END.length) : `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, doc);
-}
