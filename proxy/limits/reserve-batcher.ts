@@ -4,7 +4,7 @@
  * ones before it), flushed at the end of the round together with the settles (turn-flush.ts). Under load many calls
  * share one reserve round trip; an idle gateway waits for nothing but the end of the current I/O callbacks.
  */
-import { TurnFlush } from './turn-flush.ts';
+import { TurnBatch, TurnFlush } from './turn-flush.ts';
 import type { Amount, LimitStore, LimitSubject, ReserveResult } from '../../core/limits/limit-store.ts';
 
 const MAX_BATCH = 128;
@@ -18,27 +18,18 @@ interface Queued {
 
 export class ReserveBatcher {
   #store: LimitStore;
-  #queue: Queued[] = [];
-  #turn: TurnFlush;
-  readonly #flushNow = (): void => this.#flush();
+  #batch: TurnBatch<Queued>;
 
   constructor(store: LimitStore, turn: TurnFlush = new TurnFlush()) {
     this.#store = store;
-    this.#turn = turn;
+    this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#send(batch));
   }
 
   reserve(subject: LimitSubject, estimate: Amount): Promise<ReserveResult> {
-    return new Promise<ReserveResult>((resolve, reject) => {
-      this.#queue.push({ subject, estimate, resolve, reject });
-      if (this.#queue.length >= MAX_BATCH) this.#flush();
-      else this.#turn.schedule(this.#flushNow);
-    });
+    return new Promise<ReserveResult>((resolve, reject) => this.#batch.add({ subject, estimate, resolve, reject }));
   }
 
-  #flush(): void {
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
+  #send(batch: Queued[]): void {
     this.#store.reserveMany(batch).then(
       (results) => {
         for (let i = 0; i < batch.length; i++) batch[i].resolve(results[i]);

@@ -5,7 +5,7 @@
  * request path: the answer has been sent already; the totals feed the budget alerts.
  */
 import type { Logger } from '../../core/logger.ts';
-import { TurnFlush } from './turn-flush.ts';
+import { TurnBatch, TurnFlush } from './turn-flush.ts';
 import type { LimitStore, Settlement, Totals } from '../../core/limits/limit-store.ts';
 
 const MAX_BATCH = 256;
@@ -18,28 +18,21 @@ interface Queued {
 export class SettleBatcher {
   #store: LimitStore;
   #log: Logger;
-  #queue: Queued[] = [];
-  #turn: TurnFlush;
-  readonly #flushNow = (): void => this.#flush();
+  #batch: TurnBatch<Queued>;
   #inFlight = new Set<Promise<void>>();
 
   constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush()) {
     this.#store = store;
     this.#log = log;
-    this.#turn = turn;
+    this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#send(batch));
   }
 
   /** Queues a settlement; `then` gets the totals after it (not called when the store fails: the error is logged). */
   settle(item: Settlement, then: (totals: Totals) => void): void {
-    this.#queue.push({ item, then });
-    if (this.#queue.length >= MAX_BATCH) this.#flush();
-    else this.#turn.schedule(this.#flushNow);
+    this.#batch.add({ item, then });
   }
 
-  #flush(): void {
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
+  #send(batch: Queued[]): void {
     const p = this.#store.settleMany(batch.map((q) => q.item)).then(
       (totals) => {
         for (let i = 0; i < batch.length; i++) batch[i].then(totals[i]);
@@ -51,7 +44,7 @@ export class SettleBatcher {
 
   /** Sends what is queued and waits for every batch in flight (shutdown, tests). */
   async drain(): Promise<void> {
-    this.#flush();
+    this.#batch.flush();
     await Promise.allSettled([...this.#inFlight]);
   }
 }
