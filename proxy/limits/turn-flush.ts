@@ -1,8 +1,9 @@
 /**
- * One setImmediate for the limit batchers of a node (each a TurnBatch): the reserves and settles queued while the event loop handles
- * one round of I/O are flushed in the same callback, so their scripts are issued in the same tick and the Redis
- * client (auto-pipelining) can send them in one write. A settle is never held back for a later round: a client
- * that waits for its answer before its next call must find that call's usage settled when the next one reserves.
+ * One setImmediate for the limit batchers of a node (each a TurnBatch): the reserves and settles queued while the
+ * event loop handles one round of I/O are flushed in the same callback, so their scripts are issued in the same
+ * tick and the Redis client (auto-pipelining) can send them in one write. A settle is never held back for a later
+ * round: a client that waits for its answer before its next call must find that call's usage settled when the next
+ * one reserves.
  */
 export class TurnFlush {
   #pending = new Set<() => void>();
