@@ -104,6 +104,9 @@ export const ERRORS = {
   team_errors_events: def(429, "The team's monthly error-event limit is reached."),
   ingest_queue_full: def(503, 'The ingest queue is full; retry shortly.'),
 
+  // --- durable writes (core/writes) ---
+  journal_full: def(503, "The database is unreachable and this node's local journal is full; retry shortly."),
+
   // --- error tracking management (projects, issues, releases) ---
   invalid_issue_state: def(400, 'The state must be one of unresolved, resolved, resolved_in_next_release or ignored.'),
   invalid_ignore_count: def(400, 'The ignore_until_count must be a whole number from 1 to 1000000000, given with the state ignored.'),
