@@ -15,7 +15,7 @@ import type { AppContext } from '../../core/context.ts';
 import { svcError } from '../../core/errors.ts';
 import type { OutcomeCounter, OutcomeRow } from '../outcome-counter.ts';
 import type { QueuedEvent } from './queued-event.ts';
-import { isTransientDbError } from './transient-db-error.ts';
+import { isTransientDbError } from '../../core/db/transient-db-error.ts';
 
 export interface WriterOptions {
   /** Most events waiting (reserved, queued or being written). */
