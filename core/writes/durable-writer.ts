@@ -1,0 +1,408 @@
+/**
+ * The one write path of every hot-path writer (events, usage records, call bodies; STYLE.md a.16): a bounded queue,
+ * group commit, and a promise per row that resolves only once the row is durable.
+ *
+ * - reserve()/write() take a place in the queue, or throw the caller's refusal when it is full (rows or bytes,
+ *   reservations included) or closing, or journal_full when the database is down and the journal is full.
+ * - Rows are committed in batches (one `commit` call = one transaction) of up to `batchSize` rows / `batchBytes`,
+ *   or whatever arrived within `flushMs`; `concurrency` batches at once.
+ * - A row's promise resolves `committed` once Postgres has it, or `journaled` once it is appended and fsynced to the
+ *   writer's local journal (write-journal.ts). The journal is used while Postgres is unreachable: a transient
+ *   failure (isTransientDbError) marks the database down and sends the batch, and every later one, to the journal
+ *   until a replay commits again. Without a journal the batch is kept and retried with backoff.
+ * - A batch that fails for its content (any other error) is split in halves until the bad row is alone; that row
+ *   resolves `rejected` with the reason, the others are written. Nothing is retried forever.
+ * - The journal is replayed at start and whenever rows went to it: segments are committed oldest first, in
+ *   batches, with backoff while the database stays down, and deleted once all their rows are committed. A crash
+ *   between the commit and the deletion replays the segment again, and a batch split by a transient failure may be
+ *   journaled with rows already committed, so `commit` must be idempotent (each writer says how: event ids, record
+ *   ids, primary keys).
+ * - When the journal is full: `whenJournalFull: 'reject'` fails the rows with journal_full (the caller has not
+ *   answered yet and can refuse, e.g. ingest's 503); 'hold' keeps them queued and retries (the caller already
+ *   served something it must not lose, e.g. a usage record; the queue bound then refuses new rows).
+ * - drain() (shutdown, after the server stopped accepting) makes every queued row durable and stops the replayer.
+ */
+import { isSvcError, svcError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { isTransientDbError } from '../db/transient-db-error.ts';
+import type { WriteJournal } from './write-journal.ts';
+
+export type WriteResult = { status: 'committed' } | { status: 'journaled' } | { status: 'rejected'; reason: string };
+
+/** A row `commit` left out for its content while writing the others (index into the rows it was given). */
+export interface RowRejection {
+  index: number;
+  reason: string;
+}
+
+export interface RowCodec<T> {
+  encode(row: T): Buffer;
+  decode(bytes: Buffer): T;
+}
+
+export type RefusalReason = 'queue_full' | 'closing';
+
+export interface DurableWriterOptions<T> {
+  /** For logs. */
+  name: string;
+  log: Logger;
+  /** Writes the rows in one transaction; must be idempotent (see above). */
+  commit(rows: T[]): Promise<readonly RowRejection[] | void>;
+  /** Bytes a row counts for in the queue bound. */
+  sizeOf(row: T): number;
+  /** Most rows waiting (reserved, queued or being written). */
+  maxRows: number;
+  /** Most bytes waiting. */
+  maxBytes: number;
+  batchSize: number;
+  /** Most bytes in one batch (a single larger row still goes alone). */
+  batchBytes?: number;
+  flushMs: number;
+  concurrency?: number;
+  /** The journal and how rows are stored in it; without one, transient failures are retried in memory. */
+  journal?: { journal: WriteJournal; codec: RowCodec<T> };
+  whenJournalFull?: 'reject' | 'hold';
+  /** The error thrown by reserve() when the queue is full or the writer is closing. */
+  refuse(reason: RefusalReason, pending: number): Error;
+  /** A row refused for its content during a replay (nobody waits for it any more). */
+  onReplayRejected?(row: T, reason: string): void;
+  isTransient?(err: unknown): boolean;
+}
+
+export interface Reservation<T> {
+  commit(row: T): Promise<WriteResult>;
+  release(): void;
+}
+
+interface Entry<T> {
+  row: T;
+  bytes: number;
+  resolve(r: WriteResult): void;
+  reject(e: Error): void;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+
+export class DurableWriter<T> {
+  #o: DurableWriterOptions<T>;
+  #queue: Entry<T>[] = [];
+  #rows = 0;
+  #bytes = 0;
+  #running = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #retryAt = 0;
+  #backoffMs = 0;
+  #dbDown = false;
+  #journalRefused = false;
+  #replaying: Promise<void> | undefined;
+  #closing = false;
+  #idle: Array<() => void> = [];
+  readonly stats = { committed: 0, journaled: 0, replayed: 0, rejected: 0, batches: 0, retries: 0 };
+
+  constructor(options: DurableWriterOptions<T>) {
+    this.#o = { concurrency: 1, whenJournalFull: 'reject', isTransient: isTransientDbError, ...options };
+    if (this.#o.journal && !this.#o.journal.journal.empty) this.#kickReplay();
+  }
+
+  /** Rows waiting: reserved, queued or being written. */
+  get pending(): number {
+    return this.#rows;
+  }
+
+  /** True while a transient failure sends new batches to the journal. */
+  get databaseDown(): boolean {
+    return this.#dbDown;
+  }
+
+  /** Bytes in the journal (0 without one). */
+  get journalBytes(): number {
+    return this.#o.journal?.journal.bytes ?? 0;
+  }
+
+  /** True when a new row would be refused: the queue is at its bound, or the database is down and the journal full. */
+  get full(): boolean {
+    return this.#rows >= this.#o.maxRows || this.#journalFull(1);
+  }
+
+  /** Holds a place for one row of `bytes`, or throws (queue full, closing, journal_full). */
+  reserve(bytes: number): Reservation<T> {
+    if (this.#closing) throw this.#o.refuse('closing', this.#rows);
+    if (this.#journalFull(bytes)) {
+      throw svcError('journal_full', undefined, { journal_bytes: this.journalBytes }, { 'Retry-After': '5' });
+    }
+    if (this.#rows + 1 > this.#o.maxRows || (this.#bytes + bytes > this.#o.maxBytes && this.#rows > 0)) {
+      throw this.#o.refuse('queue_full', this.#rows);
+    }
+    this.#rows += 1;
+    this.#bytes += bytes;
+    let done = false;
+    return {
+      commit: (row) => {
+        if (done) return Promise.reject(new Error('reservation already used'));
+        done = true;
+        return new Promise<WriteResult>((resolve, reject) => {
+          this.#queue.push({ row, bytes, resolve, reject });
+          this.#schedule();
+        });
+      },
+      release: () => {
+        if (done) return;
+        done = true;
+        this.#settle(1, bytes);
+      },
+    };
+  }
+
+  /** reserve() and commit() at once. */
+  write(row: T): Promise<WriteResult> {
+    return this.reserve(this.#o.sizeOf(row)).commit(row);
+  }
+
+  /** Stops taking rows, makes every queued one durable, and stops the replayer (the journal keeps what is left). */
+  async drain(timeoutMs = 25_000): Promise<void> {
+    this.#closing = true;
+    const deadline = Date.now() + timeoutMs;
+    while (this.#queue.length > 0 || this.#running > 0) {
+      if (Date.now() > deadline) {
+        this.#o.log.error({ writer: this.#o.name, lost_rows: this.#queue.length }, 'writer drain gave up: rows could be neither committed nor journaled');
+        for (const e of this.#queue.splice(0)) e.reject(svcError('service_unavailable', 'The server stopped before the write was durable.'));
+        break;
+      }
+      this.#retryAt = Math.min(this.#retryAt, Date.now() + 200);
+      this.#pump();
+      await new Promise<void>((resolve) => {
+        this.#idle.push(resolve);
+        setTimeout(resolve, 50).unref();
+      });
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#replaying;
+    await this.#o.journal?.journal.close();
+  }
+
+  /** Replays the journal now (at start, and once rows went to it); resolves when this pass ends. */
+  replay(): Promise<void> {
+    this.#kickReplay();
+    return this.#replaying ?? Promise.resolve();
+  }
+
+  /** While the database is down: the journal refused an append (until a replay frees room), or `bytes` would not fit. */
+  #journalFull(bytes: number): boolean {
+    const j = this.#o.journal?.journal;
+    return j !== undefined && this.#dbDown && (this.#journalRefused || !j.fits(bytes + 8));
+  }
+
+  #schedule(): void {
+    if (this.#queue.length >= this.#o.batchSize) {
+      this.#pump();
+      return;
+    }
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#pump();
+    }, this.#o.flushMs);
+  }
+
+  #pump(): void {
+    const now = Date.now();
+    if (now < this.#retryAt) {
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined;
+        this.#pump();
+      }, this.#retryAt - now);
+      return;
+    }
+    while (this.#running < (this.#o.concurrency ?? 1) && this.#queue.length > 0) {
+      const batch = this.#take();
+      this.#running += 1;
+      void this.#run(batch).finally(() => {
+        this.#running -= 1;
+        for (const wake of this.#idle.splice(0)) wake();
+        if (this.#queue.length >= this.#o.batchSize || (this.#queue.length > 0 && !this.#timer)) this.#pump();
+      });
+    }
+  }
+
+  #take(): Entry<T>[] {
+    const limit = this.#o.batchBytes ?? Infinity;
+    let n = 0;
+    let bytes = 0;
+    while (n < this.#queue.length && n < this.#o.batchSize && (n === 0 || bytes + this.#queue[n].bytes <= limit)) bytes += this.#queue[n++].bytes;
+    return this.#queue.splice(0, n);
+  }
+
+  async #run(batch: Entry<T>[]): Promise<void> {
+    if (this.#dbDown && this.#o.journal) return this.#toJournal(batch);
+    let results: Array<string | null>;
+    try {
+      results = await this.#commitSplitting(batch.map((e) => e.row));
+    } catch (err) {
+      if (this.#o.journal) {
+        if (!this.#dbDown) this.#o.log.warn({ err, writer: this.#o.name }, 'database unreachable: writing to the local journal until it is back');
+        this.#dbDown = true;
+        this.#kickReplay();
+        return this.#toJournal(batch);
+      }
+      this.#retryLater(batch, err);
+      return;
+    }
+    this.#backoffMs = 0;
+    this.stats.batches += 1;
+    batch.forEach((e, i) => {
+      const reason = results[i];
+      if (reason === null) {
+        this.stats.committed += 1;
+        e.resolve({ status: 'committed' });
+      } else {
+        this.stats.rejected += 1;
+        e.resolve({ status: 'rejected', reason });
+      }
+    });
+    this.#settleEntries(batch);
+  }
+
+  /**
+   * Commits the rows, splitting on a data error until the bad row is alone. Returns, per row, null (committed) or
+   * the reason it was refused; throws a transient error as it is (rows already committed by then are repeated
+   * by whoever retries, which commit tolerates).
+   */
+  async #commitSplitting(rows: T[]): Promise<Array<string | null>> {
+    try {
+      const out: Array<string | null> = rows.map(() => null);
+      for (const r of (await this.#o.commit(rows)) ?? []) out[r.index] = r.reason;
+      return out;
+    } catch (err) {
+      if (this.#o.isTransient?.(err)) throw err;
+      if (rows.length === 1) {
+        this.#o.log.error({ err, writer: this.#o.name }, 'writer refused a row the database will not take');
+        return [reasonOf(err)];
+      }
+      const half = Math.ceil(rows.length / 2);
+      return [...(await this.#commitSplitting(rows.slice(0, half))), ...(await this.#commitSplitting(rows.slice(half)))];
+    }
+  }
+
+  async #toJournal(batch: Entry<T>[]): Promise<void> {
+    const { journal, codec } = this.#o.journal as NonNullable<DurableWriterOptions<T>['journal']>;
+    try {
+      await journal.append(batch.map((e) => codec.encode(e.row)));
+    } catch (err) {
+      if (isSvcError(err) && err.code === 'journal_full') this.#journalRefused = true;
+      if (this.#o.whenJournalFull === 'hold') {
+        this.#retryLater(batch, err);
+        return;
+      }
+      if (!isSvcError(err)) this.#o.log.error({ err, writer: this.#o.name }, 'the local journal could not be written');
+      const refusal = isSvcError(err) ? err : svcError('journal_full', 'The local journal could not be written; retry shortly.', {}, { 'Retry-After': '5' });
+      for (const e of batch) e.reject(refusal);
+      this.#settleEntries(batch);
+      return;
+    }
+    this.stats.journaled += batch.length;
+    for (const e of batch) e.resolve({ status: 'journaled' });
+    this.#settleEntries(batch);
+    this.#kickReplay();
+  }
+
+  #retryLater(batch: Entry<T>[], err: unknown): void {
+    this.stats.retries += 1;
+    this.#backoffMs = nextBackoff(this.#backoffMs);
+    this.#retryAt = Date.now() + jitter(this.#backoffMs);
+    this.#queue.unshift(...batch);
+    this.#o.log.warn({ err, writer: this.#o.name, rows: batch.length, retry_in_ms: this.#backoffMs }, 'write failed; retrying');
+  }
+
+  #kickReplay(): void {
+    if (this.#replaying || !this.#o.journal) return;
+    this.#replaying = this.#replayAll().catch((err: unknown) => {
+      this.#o.log.error({ err, writer: this.#o.name }, 'journal replay stopped; it resumes with the next journaled batch or start');
+    }).finally(() => {
+      this.#replaying = undefined;
+    });
+  }
+
+  async #replayAll(): Promise<void> {
+    const { journal } = this.#o.journal as NonNullable<DurableWriterOptions<T>['journal']>;
+    let backoff = 0;
+    while (!journal.empty && !this.#closing) {
+      try {
+        await journal.seal();
+        for (const seq of journal.sealed()) {
+          if (this.#closing) return;
+          await this.#replaySegment(journal, seq);
+          backoff = 0;
+        }
+      } catch (err) {
+        // Transient: the database is still down. Anything else (the disk) is logged and retried the same way.
+        if (!this.#o.isTransient?.(err)) this.#o.log.error({ err, writer: this.#o.name }, 'journal replay failed');
+        backoff = nextBackoff(backoff);
+        await new Promise((r) => setTimeout(r, jitter(backoff)).unref());
+      }
+    }
+  }
+
+  async #replaySegment(journal: WriteJournal, seq: number): Promise<void> {
+    const segment = await journal.read(seq);
+    if (segment.tornBytes > 0) {
+      this.#o.log.warn({ writer: this.#o.name, segment: seq, torn_bytes: segment.tornBytes }, 'journal segment ends in a torn record (a crash during an append); it was never acknowledged and is skipped');
+    }
+    await this.#replayRecords(this.#decode(seq, segment.records));
+    // The database took rows again: new batches go to it directly.
+    this.#dbDown = false;
+    await journal.remove(seq);
+    this.#journalRefused = false;
+    this.stats.replayed += segment.records.length;
+    this.#o.log.info({ writer: this.#o.name, segment: seq, rows: segment.records.length }, 'journal segment replayed');
+  }
+
+  /** A record that no longer decodes (written by an incompatible version) is logged and skipped. */
+  #decode(seq: number, records: Buffer[]): T[] {
+    const { codec } = this.#o.journal as NonNullable<DurableWriterOptions<T>['journal']>;
+    const rows: T[] = [];
+    for (const r of records) {
+      try {
+        rows.push(codec.decode(r));
+      } catch (err) {
+        this.stats.rejected += 1;
+        this.#o.log.error({ err, writer: this.#o.name, segment: seq }, 'journal record could not be decoded; skipped');
+      }
+    }
+    return rows;
+  }
+
+  async #replayRecords(rows: T[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += this.#o.batchSize) {
+      const chunk = rows.slice(i, i + this.#o.batchSize);
+      const results = await this.#commitSplitting(chunk);
+      results.forEach((reason, j) => {
+        if (reason === null) return;
+        this.stats.rejected += 1;
+        this.#o.onReplayRejected?.(chunk[j], reason);
+      });
+    }
+  }
+
+  #settleEntries(batch: Entry<T>[]): void {
+    this.#settle(batch.length, batch.reduce((n, e) => n + e.bytes, 0));
+  }
+
+  #settle(rows: number, bytes: number): void {
+    this.#rows -= rows;
+    this.#bytes -= bytes;
+  }
+}
+
+function nextBackoff(ms: number): number {
+  return Math.min(MAX_BACKOFF_MS, ms === 0 ? 100 : ms * 2);
+}
+
+/** Jitter, so that two writers that just deadlocked each other do not meet again in lockstep. */
+function jitter(ms: number): number {
+  return Math.round(ms * (0.5 + Math.random()));
+}
+
+function reasonOf(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return (typeof e?.code === 'string' ? `${e.code}: ${message}` : message).slice(0, 200);
+}
