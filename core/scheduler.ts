@@ -2,9 +2,15 @@
  * Background jobs (outbox delivery, retention, quota polling, spike windows, budget alerts) run on one node at a
  * time: the node holding the scheduler advisory lock is the leader; the others retry the lock every few seconds and
  * take over when the leader's connection goes away. The leader records itself in scheduler_leader.
+ *
+ * The lock lives on one Postgres session. When that session dies (restart, failover, pg_terminate_backend) Postgres
+ * drops the lock, so the leader stops starting jobs the moment it notices: on the connection's error, or at the
+ * latest at the next heartbeat (a round trip on the lock's own connection every retry period, which also catches a
+ * silently cut network). It then campaigns again, backing off while the database does not answer. A job already
+ * running when leadership is lost finishes; jobs are written to be safe to run twice.
  */
 import type { AppContext } from './context.ts';
-import { LOCKS } from './db/db.ts';
+import { LOCKS, type HeldLock } from './db/db.ts';
 
 export interface Job {
   name: string;
@@ -12,15 +18,20 @@ export interface Job {
   run(ctx: AppContext): Promise<void>;
 }
 
+const MAX_BACKOFF_MS = 10_000;
+
 export class Scheduler {
   #ctx: AppContext;
   #jobs: Job[] = [];
   #nodeId: string;
-  #release: (() => Promise<void>) | null = null;
-  #timers: NodeJS.Timeout[] = [];
+  #lock: HeldLock | null = null;
+  /** Timers of the current term as leader (job ticks, heartbeat); cleared when leadership ends. */
+  #termTimers: NodeJS.Timeout[] = [];
+  #campaignTimer: NodeJS.Timeout | undefined;
   #running = new Set<Promise<void>>();
   #stopped = false;
   #retryMs: number;
+  #failures = 0;
 
   constructor(ctx: AppContext, nodeId: string, retryMs = 2000) {
     this.#ctx = ctx;
@@ -33,40 +44,78 @@ export class Scheduler {
   }
 
   get isLeader(): boolean {
-    return this.#release !== null;
+    return this.#lock !== null;
   }
 
   start(): void {
     void this.#campaign();
   }
 
-  async #campaign(): Promise<void> {
+  #retryLater(): void {
     if (this.#stopped) return;
+    // Someone else leads: retry at the normal period. The database fails: back off (with jitter, so nodes spread).
+    const backoff = this.#failures === 0 ? this.#retryMs : Math.min(MAX_BACKOFF_MS, this.#retryMs * 2 ** this.#failures) * (0.75 + Math.random() / 2);
+    clearTimeout(this.#campaignTimer);
+    this.#campaignTimer = setTimeout(() => void this.#campaign(), backoff).unref();
+  }
+
+  async #campaign(): Promise<void> {
+    if (this.#stopped || this.#lock) return;
+    let lock: HeldLock | null = null;
     try {
-      this.#release = await this.#ctx.db.tryLock(LOCKS.scheduler);
+      lock = await this.#ctx.db.tryLock(LOCKS.scheduler, (err) => this.#lose(lock, err));
+      this.#failures = 0;
     } catch (err) {
+      this.#failures++;
       this.#ctx.log.warn({ err }, 'scheduler could not try the leader lock');
     }
-    if (this.#release && this.#stopped) {
+    if (lock && this.#stopped) {
       // stop() ran while the lock was being taken: give it back rather than lead a stopped node.
-      await this.#release().catch(() => {});
-      this.#release = null;
-    }
-    if (!this.#release) {
-      if (!this.#stopped) this.#timers.push(setTimeout(() => void this.#campaign(), this.#retryMs).unref());
+      await lock().catch(() => {});
       return;
     }
+    if (!lock) return this.#retryLater();
+    this.#lock = lock;
     this.#ctx.log.info({ node: this.#nodeId }, 'this node runs the schedulers');
     await this.#ctx.db
       .query('INSERT INTO scheduler_leader (id, node, since) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE SET node = EXCLUDED.node, since = EXCLUDED.since', [this.#nodeId])
       .catch(() => {});
-    for (const job of this.#jobs) this.#every(job);
+    if (this.#lock !== lock) return;
+    for (const job of this.#jobs) this.#every(job, lock);
+    this.#heartbeat(lock);
   }
 
-  #every(job: Job): void {
+  #heartbeat(lock: HeldLock): void {
+    let busy = false;
+    const beat = async () => {
+      if (busy || this.#lock !== lock) return;
+      busy = true;
+      try {
+        if (!(await lock.check())) this.#lose(lock, new Error('the leader lock connection does not answer'));
+      } finally {
+        busy = false;
+      }
+    };
+    this.#termTimers.push(setInterval(() => void beat(), this.#retryMs).unref());
+  }
+
+  /** Leadership ended with the lock's session: stop starting jobs, and campaign again. */
+  #lose(lock: HeldLock | null, err: Error): void {
+    if (lock === null || this.#lock !== lock) return;
+    this.#lock = null;
+    for (const t of this.#termTimers) clearInterval(t);
+    this.#termTimers = [];
+    void lock().catch(() => {});
+    if (this.#stopped) return;
+    this.#ctx.log.warn({ err, node: this.#nodeId }, 'lost the scheduler lock with its database connection; campaigning again');
+    this.#failures = 1;
+    this.#retryLater();
+  }
+
+  #every(job: Job, lock: HeldLock): void {
     let busy = false;
     const tick = () => {
-      if (busy || this.#stopped) return;
+      if (busy || this.#stopped || this.#lock !== lock) return;
       busy = true;
       const p = job
         .run(this.#ctx)
@@ -77,7 +126,7 @@ export class Scheduler {
         });
       this.#running.add(p);
     };
-    this.#timers.push(setInterval(tick, job.everyMs).unref());
+    this.#termTimers.push(setInterval(tick, job.everyMs).unref());
     tick();
   }
 
@@ -90,9 +139,12 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const t of this.#timers) clearTimeout(t);
+    clearTimeout(this.#campaignTimer);
+    for (const t of this.#termTimers) clearInterval(t);
+    this.#termTimers = [];
     await Promise.allSettled([...this.#running]);
-    if (this.#release) await this.#release().catch(() => {});
-    this.#release = null;
+    const lock = this.#lock;
+    this.#lock = null;
+    if (lock) await lock().catch(() => {});
   }
 }

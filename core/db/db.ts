@@ -19,10 +19,18 @@ export interface Db extends Queryable {
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Holds a session-level advisory lock for the duration of fn (waits for it). */
   withLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
-  /** Tries a session-level advisory lock; returns a release function, or null when another session holds it. */
-  tryLock(lockId: number): Promise<(() => Promise<void>) | null>;
+  /**
+   * Tries a session-level advisory lock; returns a release function, or null when another session holds it. When
+   * the lock's connection dies the lock is gone with it: onLost is called once (no release needed then).
+   */
+  tryLock(lockId: number, onLost?: LockLost): Promise<HeldLock | null>;
   close(): Promise<void>;
 }
+
+export type LockLost = (err: Error) => void;
+
+/** Releases a session lock; check() answers whether the session holding it still answers (false once lost). */
+export type HeldLock = (() => Promise<void>) & { check(): Promise<boolean> };
 
 /** Advisory lock ids in one place, so features never collide. */
 export const LOCKS = {

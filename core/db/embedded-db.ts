@@ -50,10 +50,17 @@ export async function createEmbeddedDb(dir: string | 'memory'): Promise<Db> {
       if (held.has(lockId)) return null;
       let release!: () => void;
       held.set(lockId, new Promise<void>((r) => (release = r)));
-      return async () => {
-        held.delete(lockId);
-        release();
-      };
+      // One in-process session: the lock is lost only with the process, so check() answers true until released.
+      let mine = true;
+      return Object.assign(
+        async () => {
+          if (!mine) return;
+          mine = false;
+          held.delete(lockId);
+          release();
+        },
+        { check: async () => mine },
+      );
     },
     async close() {
       await pg.close();
