@@ -134,7 +134,8 @@ export class SvcError extends Error {
     this.code = code;
     this.status = ERRORS[code].status;
     this.details = details;
-    this.headers = headers;
+    // Every 503 says when to come back (clients and load balancers back off instead of hammering a recovering node).
+    this.headers = this.status === 503 && !Object.keys(headers).some((k) => k.toLowerCase() === 'retry-after') ? { ...headers, 'retry-after': '5' } : headers;
   }
 }
 
