@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 describe('configuration', () => {
   it('has working defaults for a single node', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, allowPrivateWebhooks: true });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, allowPrivateWebhooks: false, requestBodyTimeoutMs: 60_000 });
   });
 
   it.each([
@@ -18,6 +18,7 @@ describe('configuration', () => {
     [{ SVC_ADMIN_TOKEN: 'short' }, 'SVC_ADMIN_TOKEN'],
     [{ SVC_ALLOW_PRIVATE_WEBHOOKS: 'maybe' }, 'SVC_ALLOW_PRIVATE_WEBHOOKS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SVC_REQUEST_BODY_TIMEOUT_MS: '10' }, 'SVC_REQUEST_BODY_TIMEOUT_MS'],
   ])('names the bad variable in %j', (env, variable) => {
     try {
       loadConfig(env);
@@ -29,8 +30,11 @@ describe('configuration', () => {
     }
   });
 
-  it('turns private webhooks off in production unless allowed', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).allowPrivateWebhooks).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
+  it('refuses private webhook targets everywhere unless the operator opts in', () => {
+    for (const NODE_ENV of [undefined, 'development', 'test', 'production']) {
+      const env = NODE_ENV ? { NODE_ENV } : {};
+      expect(loadConfig(env).allowPrivateWebhooks).toBe(false);
+      expect(loadConfig({ ...env, SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
+    }
   });
 });

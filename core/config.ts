@@ -22,6 +22,7 @@ export interface Config {
   logLevel: string;
   production: boolean;
   allowPrivateWebhooks: boolean;
+  requestBodyTimeoutMs: number;
   /** Retention (docs/webhooks.md): days a handled outbox event, and a finished webhook delivery, are kept. */
   outboxRetentionDays: number;
   webhookDeliveryRetentionDays: number;
@@ -147,8 +148,10 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     logLevel,
     production,
-    // Private webhook targets: off in production, on for single-node installs and tests (docs/webhooks.md).
-    allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', !production),
+    // Private webhook targets: off everywhere unless the operator opts in (docs/webhooks.md, core/net/guarded-agent.ts).
+    allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', false),
+    // The whole request (headers and body) must arrive within this; a trickling body is cut with 408 (docs/http.md).
+    requestBodyTimeoutMs: int(env, 'SVC_REQUEST_BODY_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),
     webhookDeliveryRetentionDays: int(env, 'SVC_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -1,7 +1,10 @@
 /**
- * One delivery attempt: POST the JSON body, signed, with a 10 s limit on the whole exchange. Redirects are not
- * followed (a redirect is a failure: it could lead anywhere, including a private address). A 2xx answer is success;
- * anything else, or a network error, is a failure recorded with its status or error text.
+ * One delivery attempt: POST the JSON body, signed, with a 10 s limit on the whole exchange, through the guarded
+ * agent (core/net/guarded-agent.ts), which refuses private targets when connecting unless the instance allows them.
+ * Redirects are never followed, with or without that setting: a receiver is a fixed endpoint, a redirected POST has
+ * no agreed meaning, and a redirect is the usual way to bounce a request to an internal address. A 3xx is recorded as
+ * a failed attempt that says so. A 2xx answer is success; anything else, or a network error, is a failure recorded
+ * with its status or error text.
  *
  * Wire format (docs/webhooks.md):
  *   POST <url>
@@ -11,8 +14,8 @@
  *   X-Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
  *   {"id":"dlv_…","event":"evt_…","kind":"issue.new","team":"…","created_at":"…","data":{…}}
  */
-import { Agent, request, type Dispatcher } from 'undici';
-import { isPrivateHost, guardedLookup } from './private-address.ts';
+import { request, type Agent, type Dispatcher } from 'undici';
+import { guardedAgent, type GuardOptions } from '../../core/net/guarded-agent.ts';
 import { signatureHeader } from './webhook-signature.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -36,14 +39,17 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/** The connection pool for webhook calls; with private targets refused, every resolved address is checked. */
-export function webhookAgent(allowPrivate: boolean, timeoutMs = DELIVERY_TIMEOUT_MS): Agent {
-  return new Agent({
-    connect: { timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: guardedLookup() }) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 10_000,
-    connections: 16,
+/** The setting that lets webhooks reach private addresses (docs/webhooks.md), named in every refusal. */
+export const PRIVATE_WEBHOOKS_OPT_IN = 'SVC_ALLOW_PRIVATE_WEBHOOKS';
+
+/** The connection pool for webhook calls: every connection is checked by the private-target guard. */
+export function webhookAgent(allowPrivate: boolean, timeoutMs = DELIVERY_TIMEOUT_MS, guard: Pick<GuardOptions, 'resolve' | 'exempt'> = {}): Agent {
+  return guardedAgent({
+    ...guard,
+    allowPrivate,
+    optIn: PRIVATE_WEBHOOKS_OPT_IN,
+    connectTimeoutMs: timeoutMs,
+    agent: { headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000, connections: 16 },
   });
 }
 
@@ -67,12 +73,10 @@ function describe(err: unknown, timeoutMs: number): string {
   return (code && !msg.includes(code) ? `${code}: ${msg}` : msg).slice(0, 500);
 }
 
-export async function deliverWebhook(agent: Dispatcher, d: DeliveryRequest, opts: { allowPrivate: boolean; timeoutMs?: number; version: string }): Promise<AttemptOutcome> {
+/** `agent` must be a webhookAgent: it is what refuses private targets (also those stored before the instance stopped allowing them). */
+export async function deliverWebhook(agent: Dispatcher, d: DeliveryRequest, opts: { timeoutMs?: number; version: string }): Promise<AttemptOutcome> {
   const started = performance.now();
   const done = (ok: boolean, status: number | null, error: string | null): AttemptOutcome => ({ ok, status, error, durationMs: Math.round(performance.now() - started) });
-  const host = new URL(d.url).hostname;
-  // The literal check again at delivery: the instance may have stopped allowing private targets since creation.
-  if (!opts.allowPrivate && isPrivateHost(host)) return done(false, null, `${host} is a private address, which this instance does not allow for webhooks.`);
   try {
     const res = await request(d.url, {
       method: 'POST',

@@ -13,6 +13,7 @@ import type { Agent } from 'undici';
 import type { AppContext } from '../../core/context.ts';
 import { rfc3339 } from '../../core/clock.ts';
 import type { Job } from '../../core/scheduler.ts';
+import type { GuardOptions } from '../../core/net/guarded-agent.ts';
 import { OUTBOX_CHANNEL } from '../../core/outbox.ts';
 import { open } from '../../core/secret-box.ts';
 import { DELIVERY_TIMEOUT_MS, deliverWebhook, webhookAgent, type AttemptOutcome } from './deliver-webhook.ts';
@@ -27,6 +28,8 @@ export interface DispatcherOptions {
   /** Deliveries claimed (and sent in parallel) per round. */
   batchSize?: number;
   random?: () => number;
+  /** How the delivery agent resolves names and which addresses it treats as public (tests; core/net/guarded-agent.ts). */
+  guard?: Pick<GuardOptions, 'resolve' | 'exempt'>;
 }
 
 export interface PassResult {
@@ -91,7 +94,7 @@ export class WebhookDispatcher {
     this.#batchSize = opts.batchSize ?? 16;
     this.#pollMs = opts.pollMs ?? 500;
     this.#random = opts.random ?? Math.random;
-    this.#agent = webhookAgent(ctx.config.allowPrivateWebhooks, this.#timeoutMs);
+    this.#agent = webhookAgent(ctx.config.allowPrivateWebhooks, this.#timeoutMs, opts.guard);
   }
 
   /** The scheduler job; add it with scheduler.add(dispatcher.job()). */
@@ -165,7 +168,6 @@ export class WebhookDispatcher {
       return this.#record(c, { ok: false, status: null, error, durationMs: 0 });
     }
     const outcome = await deliverWebhook(this.#agent, { url: c.url, deliveryId: c.id, kind: c.kind, secret, body, unixSeconds: Math.floor(this.#ctx.clock.now() / 1000), attempt: c.attempts }, {
-      allowPrivate: this.#ctx.config.allowPrivateWebhooks,
       timeoutMs: this.#timeoutMs,
       version: this.#ctx.version,
     });

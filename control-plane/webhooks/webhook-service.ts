@@ -80,9 +80,13 @@ export async function deleteWebhook(ctx: AppContext, p: Principal, id: string): 
   return webhookView(w);
 }
 
-/** Emits a `webhook.test` event that the dispatcher delivers to this webhook only. */
+/**
+ * Emits a `webhook.test` event that the dispatcher delivers to this webhook only. A URL stored while the instance
+ * allowed private targets, and refused now, is refused here at once (the delivery would be refused anyway).
+ */
 export async function testWebhook(ctx: AppContext, p: Principal, id: string): Promise<{ event: string; kind: 'webhook.test'; webhook: string }> {
   const w = await loadWebhook(ctx, p, id, 'manage');
+  checkWebhookUrl(w.url, ctx.config.allowPrivateWebhooks);
   const eventId = await ctx.db.tx((q) => emitEvent(q, w.team_id, 'webhook.test', { webhook_id: w.id, url: w.url, message: 'This is a test delivery from svc.' }));
   await announceEvents(ctx.counters);
   return { event: `evt_${eventId}`, kind: 'webhook.test', webhook: w.id };

@@ -23,7 +23,7 @@ interface Env {
 
 async function openEnv(name: string, env: Record<string, string> = {}): Promise<Env> {
   const clock = new ManualClock(Date.UTC(2026, 2, 1, 9, 0, 0));
-  const s = await startTestServer({ clock, env });
+  const s = await startTestServer({ clock, env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true', ...env } });
   // Jobs run only when a test asks (runNow), so each step is deterministic.
   await s.scheduler.stop();
   return { s, clock, team: await makeTeam(s, name) };

@@ -14,7 +14,8 @@ let rx: Receiver;
 let team: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ clock });
+  // The receiver runs on this machine, so private targets are allowed explicitly.
+  s = await startTestServer({ clock, env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
   // Passes run only when a test asks (runNow), so each step below is deterministic.
   await s.scheduler.stop();
   rx = await startReceiver();

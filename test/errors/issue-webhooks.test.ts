@@ -14,7 +14,8 @@ let rx: Receiver;
 let p: Project;
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // The receiver runs on this machine, so private targets are allowed explicitly.
+  s = await startTestServer({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
   // Deliveries happen only when the test asks (runNow).
   await s.scheduler.stop();
   rx = await startReceiver();

@@ -14,7 +14,8 @@ import { CHAT_BODY, eventually, startLimitsEnv, type LimitsEnv } from './limits-
 
 let env: LimitsEnv;
 beforeAll(async () => {
-  env = await startLimitsEnv();
+  // The webhook receiver runs on this machine: private targets must be allowed explicitly.
+  env = await startLimitsEnv({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
 });
 afterAll(async () => env?.close());
 
