@@ -31,10 +31,6 @@ export const ERRORS = {
   internal_error: def(500, 'An internal error occurred.'),
   service_unavailable: def(503, 'The service is temporarily unavailable; retry later.'),
   conflict: def(409, 'The resource already exists.'),
-  bad_request: def(400, 'The request is not valid HTTP.'),
-  request_timeout: def(408, 'The request was not received in time; send it again, faster.'),
-  request_headers_too_large: def(431, 'The request headers are larger than allowed.'),
-  private_target_refused: def(400, 'The URL points at a private, loopback or link-local address, which this instance does not allow.'),
 
   // --- identity ---
   unauthenticated: def(401, 'Authentication is required: send a valid token in the Authorization header.'),
@@ -53,6 +49,7 @@ export const ERRORS = {
 
   // --- webhooks ---
   invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),
+  webhook_private_address: def(400, 'The webhook URL points at a private or loopback address, which this instance does not allow.'),
 
   // --- MCP ---
   unsupported_protocol_version: def(400, 'The MCP-Protocol-Version header names a protocol version this server does not support.'),
@@ -62,9 +59,11 @@ export const ERRORS = {
   model_not_allowed: def(403, 'This key is not allowed to use this model.'),
   model_not_found: def(404, 'No account serves this model and no alias has this name.'),
   model_required: def(400, 'The request must name a model.'),
+  invalid_model: def(400, 'The model name contains a control character or an invalid Unicode character.'),
   invalid_request: def(400, 'The request body is not valid for this API.'),
   response_state_unsupported: def(400, 'The gateway keeps no responses or conversations: send the whole conversation in input instead of previous_response_id, conversation or background.'),
   upstream_unreachable: def(502, 'The upstream provider could not be reached.'),
+  upstream_connection_lost: def(502, 'The connection to the upstream provider was lost before its answer was complete.'),
   upstream_timeout: def(504, 'The upstream provider did not answer in time.'),
   upstream_error: def(502, 'The upstream provider answered with an error.'),
   upstream_bad_response: def(502, 'The upstream provider sent a response that could not be read.'),

@@ -1,7 +1,8 @@
 /**
  * The front of every provider-style route: the gateway key (401 `invalid_api_key`), the JSON body (400
  * `invalid_json`: malformed or not an object; the byte limit is fastify's, 413) and the model (400
- * `model_required`: missing or empty). Refusals after the key is known still get a usage record.
+ * `model_required`: missing or empty; 400 `invalid_model`: a control character or a lone surrogate, refused before
+ * any limit or usage work). Refusals after the key is known still get a usage record.
  */
 import type { FastifyRequest } from 'fastify';
 import { svcError } from '../../core/errors.ts';
@@ -43,6 +44,17 @@ export function requireModel(model: unknown): string {
   return model;
 }
 
+// C0 controls and DEL: no model or alias has them, and a NUL cannot be stored in Postgres (a usage record with one
+// used to block every later record of the node).
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** 400 `invalid_model` for a model name no model can have: a control character or a lone surrogate. */
+function checkModelName(model: string): void {
+  if (CONTROL.test(model) || !model.isWellFormed()) {
+    throw svcError('invalid_model', `The model name ${JSON.stringify(model)} contains a control character or an invalid Unicode character.`);
+  }
+}
+
 /** Builds the call, or records the refusal (the key is known by now) and rethrows it. */
 export function buildCall(
   gw: Gateway, req: FastifyRequest, key: GatewayKey, style: StyleName, startedAt: number,
@@ -50,7 +62,9 @@ export function buildCall(
 ): GatewayCall {
   const at = new Date();
   try {
-    return { ...read(), clientStyle: style, key, headers: req.headers, startedAt, at };
+    const call: GatewayCall = { ...read(), clientStyle: style, key, headers: req.headers, startedAt, at };
+    checkModelName(call.model);
+    return call;
   } catch (err) {
     const call: GatewayCall = {
       clientStyle: style, op: 'generate', key, model: '', stream: false, jsonArray: false, includeUsage: false,

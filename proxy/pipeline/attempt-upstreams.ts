@@ -4,13 +4,18 @@
  * failure moves on to the next account of the same model, then to the next model; a 404 moves on to the next
  * model. All of this happens before anything is sent to the client; the last failure is what the client gets when
  * nothing answers.
+ *
+ * A connection lost before any byte reached the client is such a failure too (issue 11 point 5): a non-streamed
+ * answer is read whole here, so a body cut halfway (or stalled past the body timeout) moves on like a 5xx; a
+ * stream is handed over only once its first chunk has arrived, so one that breaks before it moves on as well.
  */
 import { isSvcError, svcError, type SvcError } from '../../core/errors.ts';
 import { retryAfterSeconds } from '../../translators/upstream-error-status.ts';
 import type { Gateway } from '../gateway.ts';
 import type { ModelPlan, RouteStep } from '../accounts/resolve-model.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
-import { readBody, sendUpstream, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { readBody, sendUpstream, upstreamFailure, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import { bodyStarted } from '../upstream/read-chunks.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
 import type { PickHint } from '../accounts/account-picker.ts';
 import type { PreparedRequest, RequestPreparer } from './prepare-request.ts';
@@ -22,8 +27,11 @@ export interface Attempt {
 }
 
 export type AttemptResult =
-  /** An answer to relay: a success (status < 400) with its body still to read, or a final upstream error. */
-  | (Attempt & { kind: 'answer'; res: UpstreamResponse; errorBody?: Buffer })
+  /**
+   * An answer to relay: a success (status < 400), whole in `raw` for a non-streamed call, a stream whose first
+   * chunk has arrived otherwise; or a final upstream error.
+   */
+  | (Attempt & { kind: 'answer'; res: UpstreamResponse; raw?: Buffer; errorBody?: Buffer })
   /** Nothing answered; `error` is what the client gets. */
   | { kind: 'failed'; attempt: Attempt | undefined; error: SvcError; res?: UpstreamResponse; errorBody?: Buffer }
   /** The client went away while waiting. */
@@ -67,8 +75,18 @@ export async function attemptUpstreams(
       }
       const status = res.statusCode;
       if (status < 400) {
+        let raw: Buffer | undefined;
+        try {
+          if (preparer.call.stream) await bodyStarted(res.body);
+          else raw = await readBody(res.body);
+        } catch (err) {
+          if (signal.aborted) return { kind: 'gone', attempt };
+          gw.picker.report(account, { ok: false });
+          last = { kind: 'failed', attempt, error: isSvcError(err) ? err : (upstreamFailure(err, signal, true) as SvcError) };
+          continue;
+        }
         gw.picker.report(account, { ok: true, headers: res.headers });
-        return { kind: 'answer', ...attempt, res };
+        return { kind: 'answer', ...attempt, res, raw };
       }
       let errorBody: Buffer;
       try {

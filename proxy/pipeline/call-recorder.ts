@@ -15,6 +15,7 @@ import type { PriceOverride } from '../../core/ai/price-of.ts';
 import type { Attempt } from './attempt-upstreams.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import type { RequestPreparer } from './prepare-request.ts';
+import { storableText } from '../../core/storable-text.ts';
 
 export interface CallEnd {
   status: number;
@@ -33,6 +34,7 @@ export interface CallEnd {
 }
 
 const NOTHING: Usage = { source: 'reported', inputTokens: 0, outputTokens: 0 };
+const DONE: Promise<void> = Promise.resolve();
 
 export class CallRecorder {
   #gw: Gateway;
@@ -49,8 +51,13 @@ export class CallRecorder {
     return countConversationTokens(preparer.conversation());
   }
 
-  finish(end: CallEnd): void {
-    if (this.#done) return;
+  /**
+   * Builds the record and hands it to the writer; resolves once the writer has it durable (committed or journaled),
+   * which the pipeline waits for before the answer's last bytes. Never rejects: a record that cannot be made durable
+   * is logged and the answer completes anyway (docs/gateway.md).
+   */
+  finish(end: CallEnd): Promise<void> {
+    if (this.#done) return DONE;
     this.#done = true;
     const call = this.#call;
     const now = performance.now();
@@ -62,27 +69,38 @@ export class CallRecorder {
       at: call.at,
       keyId: call.key.id,
       teamId: call.key.teamId,
-      model: call.model,
-      servedModel: a ? a.step.model : null,
-      alias: this.alias,
+      // Made storable here whatever their origin: one unstorable string must never hold the writer (issue 11 point 4).
+      model: storableText(call.model),
+      servedModel: a ? storableText(a.step.model) : null,
+      alias: this.alias === null ? null : storableText(this.alias),
       provider: a ? a.account.provider : null,
       accountId: a ? a.account.id : null,
       clientStyle: call.clientStyle,
       upstreamStyle: a ? a.prepared.upstreamStyle : null,
       status: end.status,
-      errorCode: end.errorCode,
+      errorCode: end.errorCode === null ? null : storableText(end.errorCode),
       latencyMs: now - call.startedAt,
       ttfbMs: end.firstByteAt === undefined ? null : end.firstByteAt - call.startedAt,
       stream: call.stream,
     };
     const gw = this.#gw;
-    const write = (overrides: readonly PriceOverride[]) => {
+    const write = (overrides: readonly PriceOverride[]): Promise<void> => {
       const record = withUsage(base, usage, overrides);
-      gw.usage.write(record);
+      // write() returns a promise once the writer journals; a plain return value counts as durable already.
+      let durable: Promise<unknown>;
+      try {
+        durable = Promise.resolve(gw.usage.write(record));
+      } catch (err) {
+        durable = Promise.reject(err);
+      }
       end.ticket?.settle(record, end.answer);
+      return durable.then(
+        () => undefined,
+        (err: unknown) => gw.ctx.log.error({ err, keyId: record.keyId, status: record.status }, 'usage record could not be made durable; the answer completes anyway'),
+      );
     };
     const prices = gw.prices();
     if (!(prices instanceof Promise)) return write(prices);
-    prices.then(write, (err) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'));
+    return prices.then(write, (err: unknown) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'));
   }
 }

@@ -7,6 +7,10 @@
  * read of the upstream socket and the chunked-encoding terminator then leave in one `writev` instead of one
  * system call each (Node's own cork only lasts until the next tick, before the upstream body's 'end' event).
  * Socket writes were the largest cost of a streamed call.
+ *
+ * The last bytes of an answer can be held back (`hold()` … `release()`): everything written after `hold()`,
+ * the end included, waits until `release()`, so the client cannot see its answer complete before the call's usage
+ * record is durable (issue 11 point 2; run-call.ts).
  */
 import type { ServerResponse } from 'node:http';
 
@@ -17,6 +21,9 @@ export class ClientSink {
   firstByteAt: number | undefined;
   #headSent = false;
   #corked = false;
+  /** What was written after hold(), and the end when it was asked for. */
+  #held: (string | Uint8Array)[] | undefined;
+  #endHeld = false;
   readonly #uncork = (): void => {
     if (!this.#corked) return;
     this.#corked = false;
@@ -49,9 +56,31 @@ export class ClientSink {
     this.res.writeHead(status, headers);
   }
 
+  /** From now on writes and the end wait for release(). */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  get holding(): boolean {
+    return this.#held !== undefined;
+  }
+
+  /** Sends what was held back and ends the answer if its end was asked for. */
+  release(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    for (const c of held) void this.write(c);
+    if (this.#endHeld) this.end();
+  }
+
   /** Writes a piece of the body; resolves at once unless the socket buffer is full. */
   write(chunk: string | Uint8Array): Promise<void> | undefined {
     if (this.gone || chunk.length === 0) return undefined;
+    if (this.#held !== undefined) {
+      this.#held.push(chunk);
+      return undefined;
+    }
     this.firstByteAt ??= performance.now();
     if (!this.#corked && this.res.socket) {
       this.#corked = true;
@@ -72,6 +101,11 @@ export class ClientSink {
 
   end(chunk?: string | Uint8Array): void {
     if (this.gone) return;
+    if (this.#held !== undefined) {
+      if (chunk !== undefined && chunk.length > 0) this.#held.push(chunk);
+      this.#endHeld = true;
+      return;
+    }
     if (chunk !== undefined && chunk.length > 0) this.firstByteAt ??= performance.now();
     // end() uncorks the socket fully: our pending uncork must not touch a later answer on the same connection.
     this.#corked = false;

@@ -10,6 +10,10 @@
  * Either way a stream that breaks (malformed SSE, upstream closed or reset mid-answer) ends with an error event in
  * the client's style, never a clean-looking truncated answer (reference §E10); a client that goes away aborts the
  * upstream read (the sink's signal) and the caller records what was produced.
+ *
+ * The stream's final event (final-event.ts) and the end of the answer are not sent here: from the final event on
+ * the sink holds what is written, and the caller releases it once the usage record is durable (run-call.ts).
+ * Every earlier event goes out as it arrives.
  */
 import { SseParser, type SseEvent } from '../../core/sse.ts';
 import type { StreamEvent, StyleName, UpstreamError, Usage } from '../../translators/model.ts';
@@ -19,6 +23,7 @@ import type { ClientFramer } from './client-framer.ts';
 import type { ClientSink } from './client-sink.ts';
 import type { UsageTap } from './usage-taps.ts';
 import { cutEvents, EventWithholder } from './withhold-events.ts';
+import { finalFrameStart, isFinalEvent } from './final-event.ts';
 import { readChunks } from '../upstream/read-chunks.ts';
 import type { UpstreamResponse } from '../upstream/send-upstream.ts';
 import type { StreamCollector } from '../../translators/collect-stream.ts';
@@ -70,20 +75,37 @@ export async function pipePassthrough(
   let keptBytes = 0;
   let broken: UpstreamError | undefined;
   const decoder = collect ? new (getStyle(style).StreamDecoder)() : undefined;
-  /** What to write for the events completed by one chunk (`bytes`: the chunk, or the released part of it). */
+  /**
+   * What to write for the events completed by one chunk (`bytes`: the chunk, or the released part of it). When
+   * the final event is among them, what comes before it is written here and the sink starts holding.
+   */
   const handle = (events: SseEvent[], bytes: Buffer | undefined): string | Buffer | undefined => {
     let framed = '';
     let dropped: SseEvent[] | undefined;
+    let final: SseEvent | undefined;
     for (const ev of events) {
       if (decoder && collect) for (const se of decoder.push(ev)) collect.push(se);
       const keep = tap.push(ev);
+      if (keep && !sink.holding && final === undefined && isFinalEvent(style, ev)) final = ev;
       if (mode === 'reframe') {
-        if (keep) framed += framer.frame(ev);
+        if (!keep) continue;
+        if (final === ev) {
+          void sink.write(framed);
+          sink.hold();
+          framed = '';
+        }
+        framed += framer.frame(ev);
       } else if (!keep) (dropped ??= []).push(ev);
     }
     if (mode === 'reframe') return framed;
-    if (!dropped || bytes === undefined) return bytes;
-    return cutEvents(bytes, dropped) ?? events.filter((e) => !dropped.includes(e)).map((e) => framer.frame(e)).join('');
+    let out: string | Buffer | undefined = bytes;
+    if (dropped && bytes !== undefined) out = cutEvents(bytes, dropped) ?? events.filter((e) => !dropped.includes(e)).map((e) => framer.frame(e)).join('');
+    if (final === undefined || out === undefined) return out;
+    const buf = typeof out === 'string' ? Buffer.from(out) : out;
+    const at = finalFrameStart(buf, final);
+    if (at > 0) void sink.write(buf.subarray(0, at));
+    sink.hold();
+    return at > 0 ? buf.subarray(at) : buf;
   };
   try {
     await readChunks(body, (buf) => {
@@ -101,6 +123,7 @@ export async function pipePassthrough(
   } catch (err) {
     if (!sink.gone) broken = brokenBy(err);
   }
+  sink.hold();
   if (!sink.gone && !tap.complete && !tap.failed) broken ??= BROKEN;
   if (broken) sink.write(errorFrames(style, framer, broken, { continuing: tap.continuation?.() ?? {} }));
   sink.end(mode === 'reframe' ? framer.end() : undefined);
@@ -125,8 +148,9 @@ export async function pipeTranslated(
   let complete = false;
   let error: UpstreamError | undefined;
   const text: string[] = [];
-  const emit = (events: StreamEvent[]): string => {
-    let out = '';
+  // Frames wait here until the chunk's write; the final one flushes what precedes it and starts the sink's hold.
+  let pending = '';
+  const emit = (events: StreamEvent[]): void => {
     for (const ev of events) {
       collect?.push(ev);
       if (ev.type === 'text_delta' || ev.type === 'thinking_delta') text.push(ev.text);
@@ -134,21 +158,38 @@ export async function pipeTranslated(
       else if (ev.type === 'usage') usage = mergeUsage(usage, ev.usage);
       else if (ev.type === 'stop') complete = true;
       else if (ev.type === 'error') error = ev.error;
-      for (const o of encoder.push(ev)) out += framer.frame(client.frame(o));
+      for (const o of encoder.push(ev)) {
+        const f = client.frame(o);
+        if (!sink.holding && isFinalEvent(clientStyle, f)) {
+          void sink.write(pending);
+          sink.hold();
+          pending = '';
+        }
+        pending += framer.frame(f);
+      }
     }
-    return out;
   };
-  const feed = (events: SseEvent[]): string => {
-    let out = '';
-    for (const ev of events) out += emit(decoder.push(ev));
-    return out;
+  const feed = (events: SseEvent[]): void => {
+    for (const ev of events) emit(decoder.push(ev));
+  };
+  const flush = (): Promise<void> | undefined => {
+    const out = pending;
+    pending = '';
+    return sink.write(out);
   };
   try {
-    await readChunks(body, (buf) => sink.write(feed(parser.feed(buf))));
-    sink.write(feed(parser.end()) + emit(decoder.end()));
+    await readChunks(body, (buf) => {
+      feed(parser.feed(buf));
+      return flush();
+    });
+    feed(parser.end());
+    emit(decoder.end());
+    void flush();
   } catch (err) {
-    if (!sink.gone) sink.write(emit([{ type: 'error', error: brokenBy(err) }]));
+    if (!sink.gone) emit([{ type: 'error', error: brokenBy(err) }]);
+    void flush();
   }
+  sink.hold();
   if (!sink.gone) {
     let rest = '';
     for (const o of encoder.end()) rest += framer.frame(client.frame(o));

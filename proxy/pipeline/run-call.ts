@@ -3,6 +3,11 @@
  * guard, try upstreams (attempt-upstreams.ts), then relay the answer: streamed (pipe-stream.ts) or whole
  * (respond-json.ts), with `X-Svc-Model` naming the model that answered and `X-Svc-Warning` for parameters dropped
  * in translation. Every call with a known key ends in exactly one usage record (call-recorder.ts).
+ *
+ * Usage is durable before the answer is complete (issue 11 point 2): a relayed answer's last byte (a JSON body's
+ * last byte; a stream's final event and its end, pipe-stream.ts) is held back until the usage writer has the
+ * record committed or journaled. The gateway's own refusals are not held: they use no tokens, and one of them
+ * (usage_backlog) is what a client gets precisely when records cannot be written.
  */
 import type { FastifyReply } from 'fastify';
 import { isSvcError, svcError } from '../../core/errors.ts';
@@ -18,7 +23,7 @@ import type { GatewayCall } from './gateway-call.ts';
 import { pipePassthrough, pipeTranslated, type StreamResult } from './pipe-stream.ts';
 import { RequestPreparer } from './prepare-request.ts';
 import { successAnswer, upstreamErrorAnswer, type JsonAnswer } from './respond-json.ts';
-import { readBody, type UpstreamResponse } from '../upstream/send-upstream.ts';
+import type { UpstreamResponse } from '../upstream/send-upstream.ts';
 import { createUsageTap } from './usage-taps.ts';
 import { StreamCollector } from '../../translators/collect-stream.ts';
 
@@ -60,36 +65,43 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     if (result.kind === 'gone') return rec.finish({ status: 499, errorCode: 'client_disconnected', attempt: result.attempt, firstByteAt: sink.firstByteAt, ticket, promptTokens: () => rec.promptTokens(preparer) });
     if (result.kind === 'failed') {
       const { attempt, res, errorBody } = result;
-      if (attempt && res && errorBody) return relayJson(upstreamErrorAnswer(res.statusCode, errorBody, res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
+      if (attempt && res && errorBody) return await relayJson(upstreamErrorAnswer(res.statusCode, errorBody, res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
       return refuse(result.error, attempt);
     }
     const attempt: Attempt = result;
-    if (result.errorBody) return relayJson(upstreamErrorAnswer(result.res.statusCode, result.errorBody, result.res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
+    if (result.errorBody) return await relayJson(upstreamErrorAnswer(result.res.statusCode, result.errorBody, result.res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
     if (call.stream) return await relayStream(result.res, attempt);
-    const raw = await readBody(result.res.body);
-    const answer = successAnswer(raw, attempt.prepared.upstreamStyle, call.clientStyle);
+    // Read whole while upstreams were tried: a body cut halfway was a failed attempt there.
+    const answer = successAnswer(result.raw ?? Buffer.alloc(0), attempt.prepared.upstreamStyle, call.clientStyle);
     if (!answer) return refuse(svcError('upstream_bad_response', `The upstream answer could not be read as a ${attempt.prepared.upstreamStyle}-style answer.`), attempt);
-    return relayJson(answer, attempt);
+    return await relayJson(answer, attempt);
   } catch (err) {
     if (sink.gone) return rec.finish({ status: 499, errorCode: 'client_disconnected', firstByteAt: sink.firstByteAt, ticket });
     if (sink.headSent) {
       gw.ctx.log.error({ err }, 'gateway call failed after the answer started');
+      sink.hold();
       sink.end();
-      return rec.finish({ status: 500, errorCode: 'internal_error', firstByteAt: sink.firstByteAt, ticket });
+      await rec.finish({ status: 500, errorCode: 'internal_error', firstByteAt: sink.firstByteAt, ticket });
+      return sink.release();
     }
     if (!isSvcError(err)) gw.ctx.log.error({ err }, 'gateway call failed');
     return refuse(err);
   }
 
-  function relayJson(answer: JsonAnswer, attempt: Attempt): void {
+  async function relayJson(answer: JsonAnswer, attempt: Attempt): Promise<void> {
     reply.hijack();
-    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt, call.warnings), 'content-length': String(Buffer.byteLength(answer.body)) });
-    sink.end(answer.body);
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+    sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt, call.warnings), 'content-length': String(body.length) });
+    // All but the last byte now; the last one once the usage record is durable.
+    void sink.write(body.subarray(0, Math.max(0, body.length - 1)));
+    sink.hold();
+    sink.end(body.subarray(Math.max(0, body.length - 1)));
     const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
-    rec.finish({
+    await rec.finish({
       status: answer.status, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: answer.status < 400 ? answer.usage : undefined, complete: true,
       promptTokens: () => rec.promptTokens(preparer), producedText: () => '', answer: { body: answer.body },
     });
+    sink.release();
   }
 
   async function relayStream(res: UpstreamResponse, attempt: Attempt): Promise<void> {
@@ -107,9 +119,11 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
       result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage }, collector);
     }
     const errorCode = result.clientGone ? 'client_disconnected' : result.error ? `upstream_${result.error.type}` : null;
-    rec.finish({
+    // The final event and the end wait in the sink until the record is durable.
+    await rec.finish({
       status: 200, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: result.usage, complete: result.complete,
       producedText: result.producedText, promptTokens: () => rec.promptTokens(preparer), answer: collector ? { stream: collector.result() } : undefined,
     });
+    sink.release();
   }
 }

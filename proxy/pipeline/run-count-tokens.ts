@@ -19,7 +19,6 @@ import { ClientSink } from './client-sink.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import { RequestPreparer } from './prepare-request.ts';
 import { upstreamErrorAnswer } from './respond-json.ts';
-import { readBody } from '../upstream/send-upstream.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -53,7 +52,8 @@ export async function runCountTokens(gw: Gateway, call: GatewayCall, reply: Fast
           const a = upstreamErrorAnswer(result.res.statusCode, result.errorBody, result.res.headers, call.clientStyle, call.clientStyle);
           return send(a.status, a.headers, a.body, a.error ? `upstream_${a.error.type}` : 'upstream_error', result);
         }
-        return send(200, {}, await readBody(result.res.body), null, result);
+        // Read whole while upstreams were tried (attempt-upstreams.ts).
+        return send(200, {}, result.raw ?? Buffer.alloc(0), null, result);
       }
     }
     send(200, { 'x-svc-token-count': 'estimated' }, JSON.stringify(localCount(call)), null);

@@ -38,3 +38,28 @@ export function readChunks(body: Readable | UpstreamBody, onChunk: (chunk: Buffe
     body.once('error', fail);
   });
 }
+
+/**
+ * Resolves once the body's first chunk (or its end) has arrived, without taking it; rejects when the body breaks
+ * before. A Node stream is watched with 'readable' (which buffers without flowing) and left paused for readChunks.
+ */
+export function bodyStarted(body: Readable | UpstreamBody): Promise<void> {
+  if (body instanceof UpstreamBody) return body.started();
+  if (body.readableLength > 0 || body.readableEnded) return Promise.resolve();
+  if (body.errored) return Promise.reject(body.errored);
+  return new Promise((resolve, reject) => {
+    const done = (err?: unknown) => {
+      body.off('readable', onReadable);
+      body.off('error', done);
+      body.off('close', onClose);
+      if (err !== undefined) reject(err);
+      else resolve();
+    };
+    const onReadable = () => done();
+    // A stream destroyed without an error never ends: as broken as one that errors.
+    const onClose = () => done(body.errored ?? new Error('The upstream body closed before its first chunk.'));
+    body.on('readable', onReadable);
+    body.once('error', done);
+    body.once('close', onClose);
+  });
+}

@@ -1,7 +1,9 @@
 /**
  * One call to an upstream through an account's dispatcher, with failures turned into catalogue errors: a timeout
- * waiting for headers or between body chunks is 504 `upstream_timeout`; a connection that cannot be opened or
- * breaks is 502 `upstream_unreachable`. A call aborted because the client went away rethrows the abort as is.
+ * waiting for headers or between body chunks is 504 `upstream_timeout`; a connection that cannot be opened is 502
+ * `upstream_unreachable`; one that breaks once the request was sent (reset, closed by the other side, a body
+ * shorter than announced) is 502 `upstream_connection_lost`. A call aborted because the client went away rethrows
+ * the abort as is.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -27,13 +29,21 @@ export interface UpstreamResponse {
 }
 
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** An open connection that broke: undici's "other side closed" and socket errors, resets, a short body. */
+const LOST = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 
-/** A catalogue error for an undici failure, or undefined when the failure is the caller's own abort. */
-export function upstreamFailure(err: unknown, signal: AbortSignal): SvcError | undefined {
+/**
+ * A catalogue error for an undici failure, or undefined when the failure is the caller's own abort. `reading`: the
+ * answer had started (its head arrived), so any failure but a timeout is a lost connection.
+ */
+export function upstreamFailure(err: unknown, signal: AbortSignal, reading = false): SvcError | undefined {
   if (signal.aborted) return undefined;
   const code = (err as { code?: unknown })?.code;
   if (typeof code === 'string' && TIMEOUTS.has(code)) return svcError('upstream_timeout');
   const why = typeof code === 'string' ? code : (err as Error)?.message ?? 'unknown error';
+  if (reading || (typeof code === 'string' && LOST.has(code))) {
+    return svcError('upstream_connection_lost', `The connection to the upstream provider was lost before its answer was complete (${why}).`);
+  }
   return svcError('upstream_unreachable', `The upstream provider could not be reached (${why}).`);
 }
 

@@ -94,3 +94,35 @@ describe('an upstream body', () => {
     expect(() => body.consume(() => undefined)).toThrow('read once');
   });
 });
+
+describe('an upstream body that has not started', () => {
+  it('started() resolves at the first chunk without reading it', async () => {
+    const body = new UpstreamBody(fakeController().controller);
+    const started = body.started();
+    body.push(b('first'));
+    await started;
+    const got: string[] = [];
+    const done = body.consume((x) => void got.push(x.toString()));
+    body.end();
+    await done;
+    expect(got).toEqual(['first']);
+  });
+
+  it('started() resolves at the end of an empty body and at once when a chunk is already there', async () => {
+    const empty = new UpstreamBody(fakeController().controller);
+    const p = empty.started();
+    empty.end();
+    await p;
+    const early = new UpstreamBody(fakeController().controller);
+    early.push(b('x'));
+    await early.started();
+  });
+
+  it('started() rejects when the body breaks before its first chunk', async () => {
+    const body = new UpstreamBody(fakeController().controller);
+    const p = body.started();
+    body.fail(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    await expect(p).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+    await expect(body.started()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+  });
+});

@@ -18,6 +18,7 @@ export class UpstreamBody {
   #waiting: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
   #reject: ((err: unknown) => void) | undefined;
+  #started: { resolve: () => void; reject: (err: unknown) => void } | undefined;
 
   constructor(controller: Dispatcher.DispatchController) {
     this.#controller = controller;
@@ -34,6 +35,19 @@ export class UpstreamBody {
     });
   }
 
+  /**
+   * Resolves once the first chunk (or the end of an empty body) has arrived, without reading it; rejects when the
+   * body breaks before. The gateway commits a stream to the client only then, so a connection lost before any byte
+   * is a failed attempt that the next account can take over.
+   */
+  started(): Promise<void> {
+    if (this.#error !== undefined) return Promise.reject(this.#error);
+    if (this.#queued.length > 0 || this.#ended || this.#onChunk !== undefined) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#started = { resolve, reject };
+    });
+  }
+
   /** Stops reading: the upstream request is aborted (unless it is over already). */
   destroy(err?: unknown): void {
     if (this.#ended) return;
@@ -45,6 +59,7 @@ export class UpstreamBody {
   push(chunk: Buffer): void {
     if (this.#onChunk === undefined || this.#waiting !== undefined || this.#queued.length > 0) {
       this.#queued.push(chunk);
+      this.#start();
       return;
     }
     this.#deliver(chunk);
@@ -52,6 +67,7 @@ export class UpstreamBody {
 
   end(): void {
     this.#ended = true;
+    this.#start();
     this.#flush();
   }
 
@@ -60,7 +76,14 @@ export class UpstreamBody {
     this.#error ??= err;
     this.#ended = true;
     this.#queued.length = 0;
+    this.#started?.reject(this.#error);
+    this.#started = undefined;
     this.#settle();
+  }
+
+  #start(): void {
+    this.#started?.resolve();
+    this.#started = undefined;
   }
 
   /** The consumer failed: it gets its own error, and the upstream request is aborted. */
