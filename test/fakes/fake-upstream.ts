@@ -42,6 +42,11 @@ export type FakeScript =
   | { answer: Partial<FakeAnswer> }
   /** Stream: send this many frames, then destroy the connection. */
   | { cutAfter: number }
+  /**
+   * The head (200, the full content-length for a JSON answer) and the first half of the body, then the connection
+   * is destroyed (`close`) or left silent (`stall`, for body timeouts). A stream gets its head alone.
+   */
+  | { cutBody: 'close' | 'stall' }
   /** Stream: send one good frame, then a frame that is not JSON, then close. */
   | { malformed: true }
   /** Stream: `events` text frames, `delayMs` apart (to test client disconnects). */
@@ -167,6 +172,14 @@ export class FakeUpstream {
       return this.#send(res, script.error, script.body ?? this.wire.error(script.error, script.message ?? `Fake upstream error ${script.error}.`), headers);
     }
     const answer: FakeAnswer = { ...defaultAnswer(info), ...(script && 'answer' in script ? script.answer : {}) };
+    if (script && 'cutBody' in script) {
+      const text = info.stream ? '' : JSON.stringify(this.wire.json(answer, info));
+      res.writeHead(200, info.stream ? { 'content-type': 'text/event-stream' } : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.flushHeaders();
+      if (text !== '') res.write(text.slice(0, Math.floor(text.length / 2)));
+      if (script.cutBody === 'close') setTimeout(() => res.destroy(), 20);
+      return;
+    }
     if (!info.stream) return this.#send(res, 200, this.wire.json(answer, info));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (script && 'slow' in script) return this.#slow(res, info, script.slow);
