@@ -32,7 +32,7 @@ export type InvalidReason = (typeof INVALID_REASONS)[number];
  * The quotas, plus two refusals with a 503 that are not quotas: the writer's queue is full (backpressure), or the
  * shared counters are unreachable (the limits cannot be checked, so nothing is let through unmetered).
  */
-export const RATE_LIMIT_REASONS = ['project_events_per_minute', 'team_errors_events', 'ingest_queue_full', 'counters_unavailable'] as const;
+export const RATE_LIMIT_REASONS = ['project_events_per_minute', 'team_errors_events', 'ingest_queue_full', 'journal_full', 'counters_unavailable'] as const;
 export type RateLimitReason = (typeof RATE_LIMIT_REASONS)[number];
 
 export type FilterReason = `unsupported_item_type:${DroppedItemType}` | 'unknown_item_type';
