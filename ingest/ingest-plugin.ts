@@ -8,8 +8,10 @@
  * createIngest wires the lookups, limits, outcome counts and the batch writer; drain() flushes the writer.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { join } from 'node:path';
 import type { AppContext } from '../core/context.ts';
 import { svcError } from '../core/errors.ts';
+import { WriteJournal } from '../core/writes/write-journal.ts';
 import { sendError, toSvcError } from '../core/http/reply-error.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
 import { sendPreflight, setCorsHeaders } from './cors.ts';
@@ -35,6 +37,7 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
   const outcomes = new OutcomeCounter();
   const pool = new PreparePool(ctx.config.ingestWorkers, ctx.log);
   const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx, pool), {
+    journal: new WriteJournal(join(ctx.config.dataDir, 'journal', 'events'), { maxBytes: ctx.config.journalMaxBytes }),
     maxEvents: ctx.config.ingestQueueEvents,
     maxBytes: ctx.config.ingestQueueBytes,
     batchSize: ctx.config.ingestBatchSize,
