@@ -1,11 +1,14 @@
 /**
  * The last steps of the fast path for a request that carries an event: reserve a place in the writer's queue
- * (503 ingest_queue_full when there is none), check the rate limits (429), then queue the event. On a refusal
- * every item of the request is counted as rate_limited with the refusal's code, and the refusal is rethrown.
+ * (503 ingest_queue_full when there is none, journal_full when the database is down and the node's journal is
+ * full), check the rate limits (429), then queue the event and wait until it is durable: committed to Postgres, or
+ * fsynced to the node's journal (issue 11: acknowledged means durable). On a refusal every item of the request is
+ * counted as rate_limited with the refusal's code, and the refusal is rethrown. An event the database refuses for
+ * its content is counted invalid (invalid_event) with the other items, and answered 400.
  */
 import { isSvcError, svcError } from '../core/errors.ts';
 import type { DataCategory } from './lib/data-category.ts';
-import { rateLimited, type RateLimitReason } from './lib/item-outcome.ts';
+import { invalid, rateLimited, type RateLimitReason } from './lib/item-outcome.ts';
 import type { IngestDeps } from './ingest-deps.ts';
 import type { IngestProject } from './project-lookup.ts';
 import type { QueuedEvent } from './writer/queued-event.ts';
@@ -30,7 +33,7 @@ export async function admitEvent(
   try {
     slot = deps.writer.reserve(bytes);
   } catch (e) {
-    refuse('ingest_queue_full');
+    refuse(queueRefusal(e));
     throw e;
   }
   try {
@@ -45,5 +48,20 @@ export async function admitEvent(
     deps.ctx.log.error({ err: e }, 'ingest limits could not be checked');
     throw svcError('counters_unavailable');
   }
-  slot.commit({ ...event, project, bytes });
+  let result;
+  try {
+    result = await slot.commit({ ...event, project, bytes });
+  } catch (e) {
+    refuse(queueRefusal(e));
+    throw e;
+  }
+  if (result.status === 'rejected') {
+    const now = deps.ctx.clock.now();
+    for (const item of items) deps.outcomes.add(project.id, now, invalid('invalid_event'), item.category, item.quantity);
+    throw svcError('invalid_event', 'The event could not be stored: the database refused its content.');
+  }
+}
+
+function queueRefusal(e: unknown): RateLimitReason {
+  return isSvcError(e) && e.code === 'journal_full' ? 'journal_full' : 'ingest_queue_full';
 }

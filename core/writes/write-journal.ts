@@ -179,8 +179,18 @@ export class WriteJournal {
   }
 
   async #openSegment(): Promise<{ seq: number; fh: FileHandle }> {
-    const seq = this.#nextSeq++;
-    const fh = await open(join(this.dir, segmentName(seq)), 'wx');
+    let seq = this.#nextSeq++;
+    let fh: FileHandle | undefined;
+    while (!fh) {
+      try {
+        fh = await open(join(this.dir, segmentName(seq)), 'wx');
+      } catch (err) {
+        // Another process appends to this directory (two nodes on one SVC_DATA_DIR, which they must not share):
+        // never write into its segment.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        seq = this.#nextSeq++;
+      }
+    }
     // The new name must survive a crash too: fsync the directory once per segment.
     const dir = await open(this.dir, 'r');
     try {

@@ -19,7 +19,7 @@ function writer(write: WriteBatch, opts: Partial<WriterOptions> = {}, outcomes =
 }
 
 function push(w: BatchWriter, i: number, bytes = 10) {
-  w.reserve(bytes).commit(event(i));
+  return w.reserve(bytes).commit(event(i));
 }
 
 describe('BatchWriter', () => {
@@ -29,12 +29,13 @@ describe('BatchWriter', () => {
       batches.push(events.map((e) => Number(e.eventId)));
       await new Promise((r) => setTimeout(r, 10));
     });
-    for (let i = 0; i < 10; i++) push(w, i);
+    const acks = Array.from({ length: 10 }, (_, i) => push(w, i));
     await w.drain();
     expect(batches.flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
     expect(w.pending).toBe(0);
-    expect(w.stats.written).toBe(10);
+    expect(w.stats.committed).toBe(10);
+    expect((await Promise.all(acks)).every((r) => r.status === 'committed')).toBe(true);
   });
 
   it('refuses past maxEvents (reservations included) and past maxBytes with ingest_queue_full', () => {
@@ -59,23 +60,31 @@ describe('BatchWriter', () => {
       if (calls <= 2) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
       written.push(...events.map((e) => Number(e.eventId)));
     });
-    for (let i = 0; i < 3; i++) push(w, i);
+    for (let i = 0; i < 3; i++) void push(w, i);
     await w.drain();
     expect(written).toEqual([0, 1, 2]);
     expect(w.stats.retries).toBe(2);
   });
 
-  it('isolates an event that always fails and writes the others', async () => {
+  it('isolates an event that always fails, writes the others and reports it rejected with the reason', async () => {
     const written: number[] = [];
     const w = writer(async (events) => {
-      if (events.some((e) => Number(e.eventId) === 2)) throw new Error('invalid input');
+      if (events.some((e) => Number(e.eventId) === 2)) throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
       written.push(...events.map((e) => Number(e.eventId)));
     });
-    for (let i = 0; i < 4; i++) push(w, i);
+    const acks = Array.from({ length: 4 }, (_, i) => push(w, i));
     await w.drain();
     expect(written.sort()).toEqual([0, 1, 3]);
-    expect(w.stats.dropped).toBe(1);
+    expect(await acks[2]).toEqual({ status: 'rejected', reason: '22021: invalid byte sequence' });
+    expect(w.stats.rejected).toBe(1);
     expect(w.pending).toBe(0);
+  });
+
+  it('reports events the write leaves out (unpreparable) as rejected', async () => {
+    const w = writer(async (events) => events.flatMap((e, index) => (Number(e.eventId) === 1 ? [{ index, reason: 'not an object' }] : [])));
+    const acks = await Promise.all([0, 1, 2].map((i) => push(w, i)));
+    expect(acks.map((a) => a.status)).toEqual(['committed', 'rejected', 'committed']);
+    await w.drain();
   });
 
   it('flushes outcome counts with batches, alone when idle, and puts them back when a write fails', async () => {

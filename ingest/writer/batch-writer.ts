@@ -1,21 +1,28 @@
 /**
- * The bounded queue between the ingest fast path and Postgres. The endpoint reserves a place before it checks the
- * rate limits and commits the event once admitted; only then does the client get its 200. Batches of up to
+ * The bounded queue between the ingest fast path and Postgres, on the shared durable write path
+ * (core/writes/durable-writer.ts). The endpoint reserves a place before it checks the rate limits and commits the
+ * event once admitted; the commit's promise resolves once the event is durable (committed, or fsynced to the
+ * events journal while Postgres is unreachable), and only then does the client get its 200. Batches of up to
  * `batchSize` events (or whatever arrived within `flushMs`) are written in one transaction each (write-batch.ts),
  * with the pending outcome counts.
  *
  * - Full queue (events or bytes, reservations included): ingest_queue_full (503, Retry-After) instead of growing.
- * - A transient database failure (connection, deadlock, serialisation, shutdown) keeps the batch and retries it
- *   with backoff; the queue fills meanwhile and the endpoint answers 503.
- * - Any other failure is retried event by event so that one poisonous event cannot take its batch down with it;
- *   an event that fails alone is logged (by id) and dropped.
- * - drain() (SIGTERM, after the server stopped accepting) writes everything acknowledged before it resolves.
+ *   Database down and journal full: journal_full (503, Retry-After).
+ * - A batch refused for one event's content is split until that event is alone; it resolves `rejected` and the
+ *   endpoint counts it invalid. An event the prepare step cannot read is rejected the same way.
+ * - Replays repeat events already committed (a crash between commit and segment deletion): the events table skips
+ *   a repeated (project, event_id), so it counts once.
+ * - drain() (SIGTERM, after the server stopped accepting) makes everything acknowledged durable, then writes the
+ *   outcome counts.
  */
 import type { AppContext } from '../../core/context.ts';
 import { svcError } from '../../core/errors.ts';
+import { DurableWriter, type Reservation as RowReservation, type RowRejection, type WriteResult } from '../../core/writes/durable-writer.ts';
+import type { WriteJournal } from '../../core/writes/write-journal.ts';
+import { invalid } from '../lib/item-outcome.ts';
 import type { OutcomeCounter, OutcomeRow } from '../outcome-counter.ts';
 import type { QueuedEvent } from './queued-event.ts';
-import { isTransientDbError } from '../../core/db/transient-db-error.ts';
+import { queuedEventCodec } from './queued-event-codec.ts';
 
 export interface WriterOptions {
   /** Most events waiting (reserved, queued or being written). */
@@ -26,167 +33,114 @@ export interface WriterOptions {
   flushMs: number;
   /** Batches written at once (1 on the embedded database, which has one connection). */
   concurrency: number;
-  /** How long drain() keeps retrying a failing database before it gives up. */
+  /** How long drain() keeps trying before it gives up. */
   drainTimeoutMs: number;
+  /** Where events go while Postgres is unreachable; without one, batches are retried in memory. */
+  journal?: WriteJournal;
 }
 
-export type WriteBatch = (events: QueuedEvent[], outcomes: OutcomeRow[]) => Promise<void>;
+/** Writes events and outcome counts in one transaction; returns the events it left out for their content. */
+export type WriteBatch = (events: QueuedEvent[], outcomes: OutcomeRow[]) => Promise<readonly RowRejection[] | void>;
 
-export interface Reservation {
-  commit(event: QueuedEvent): void;
-  release(): void;
-}
+export type Reservation = RowReservation<QueuedEvent>;
 
-const MAX_BACKOFF_MS = 5_000;
 const OUTCOME_FLUSH_MS = 1_000;
 
 export class BatchWriter {
   #ctx: AppContext;
   #outcomes: OutcomeCounter;
   #write: WriteBatch;
-  #opts: WriterOptions;
-  #queue: QueuedEvent[] = [];
-  #events = 0;
-  #bytes = 0;
-  #running = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #rows: DurableWriter<QueuedEvent>;
+  #drainTimeoutMs: number;
   #ticker: NodeJS.Timeout;
-  #backoffMs = 0;
-  #retryAt = 0;
-  #closing = false;
-  #idle: Array<() => void> = [];
-  /** Events written (stored or found to be repeats) and dropped since start. */
-  readonly stats = { written: 0, dropped: 0, batches: 0, retries: 0 };
+  #flushingOutcomes = false;
 
   constructor(ctx: AppContext, outcomes: OutcomeCounter, write: WriteBatch, opts: WriterOptions) {
     this.#ctx = ctx;
     this.#outcomes = outcomes;
     this.#write = write;
-    this.#opts = opts;
-    this.#ticker = setInterval(() => this.#pump(), OUTCOME_FLUSH_MS).unref();
+    this.#drainTimeoutMs = opts.drainTimeoutMs;
+    this.#rows = new DurableWriter<QueuedEvent>({
+      name: 'events',
+      log: ctx.log,
+      commit: (events) => this.#commit(events),
+      sizeOf: (e) => e.payload.length,
+      maxRows: opts.maxEvents,
+      maxBytes: opts.maxBytes,
+      batchSize: opts.batchSize,
+      flushMs: opts.flushMs,
+      concurrency: opts.concurrency,
+      ...(opts.journal ? { journal: { journal: opts.journal, codec: queuedEventCodec } } : {}),
+      whenJournalFull: 'reject',
+      refuse: (reason, pending) => reason === 'closing'
+        ? svcError('ingest_queue_full', 'The server is shutting down; retry shortly.', {}, { 'Retry-After': '5' })
+        : svcError('ingest_queue_full', undefined, { pending_events: pending }, { 'Retry-After': '1' }),
+      onReplayRejected: (e, reason) => {
+        this.#ctx.log.error({ event_id: e.eventId, project: e.project.id, reason }, 'ingest writer could not store a journaled event');
+        this.#outcomes.add(e.project.id, e.receivedAt, invalid('invalid_event'), 'error');
+      },
+    });
+    this.#ticker = setInterval(() => void this.#flushOutcomes(), OUTCOME_FLUSH_MS).unref();
   }
 
   /** Events waiting: reserved, queued or being written. */
   get pending(): number {
-    return this.#events;
+    return this.#rows.pending;
   }
 
-  /** Holds a place for one event of `bytes`, or throws ingest_queue_full. */
+  get stats(): DurableWriter<QueuedEvent>['stats'] {
+    return this.#rows.stats;
+  }
+
+  /** Holds a place for one event of `bytes`, or throws ingest_queue_full / journal_full. */
   reserve(bytes: number): Reservation {
-    if (this.#closing) throw svcError('ingest_queue_full', 'The server is shutting down; retry shortly.', {}, { 'Retry-After': '5' });
-    if (this.#events + 1 > this.#opts.maxEvents || (this.#bytes + bytes > this.#opts.maxBytes && this.#events > 0)) {
-      throw svcError('ingest_queue_full', undefined, { pending_events: this.#events }, { 'Retry-After': '1' });
-    }
-    this.#events += 1;
-    this.#bytes += bytes;
-    let done = false;
-    return {
-      commit: (event) => {
-        if (done) return;
-        done = true;
-        event.bytes = bytes;
-        this.#queue.push(event);
-        this.#schedule();
-      },
-      release: () => {
-        if (done) return;
-        done = true;
-        this.#settle(1, bytes);
-      },
-    };
+    return this.#rows.reserve(bytes);
   }
 
-  /** Stops taking events and writes everything acknowledged (and the outcome counts). */
+  /** Replays the events journal now (the writer also does so by itself at start and once Postgres is back). */
+  replay(): Promise<void> {
+    return this.#rows.replay();
+  }
+
+  /** Stops taking events, makes everything acknowledged durable, and writes the outcome counts. */
   async drain(): Promise<void> {
-    this.#closing = true;
     clearInterval(this.#ticker);
-    const deadline = Date.now() + this.#opts.drainTimeoutMs;
-    while (this.#queue.length > 0 || this.#running > 0 || this.#outcomes.size > 0) {
+    const deadline = Date.now() + this.#drainTimeoutMs;
+    await this.#rows.drain(this.#drainTimeoutMs);
+    while (this.#outcomes.size > 0) {
       if (Date.now() > deadline) {
-        this.#ctx.log.error({ lost_events: this.#queue.length, lost_outcome_rows: this.#outcomes.size }, 'ingest drain gave up: the database stayed unavailable');
+        this.#ctx.log.error({ lost_outcome_rows: this.#outcomes.size }, 'ingest drain gave up writing outcome counts: the database stayed unavailable');
         return;
       }
-      this.#retryAt = Math.min(this.#retryAt, Date.now() + 200);
-      this.#pump();
-      await new Promise<void>((resolve) => {
-        this.#idle.push(resolve);
-        setTimeout(resolve, 50).unref();
-      });
-    }
-    if (this.#timer) clearTimeout(this.#timer);
-  }
-
-  #schedule(): void {
-    if (this.#queue.length >= this.#opts.batchSize) {
-      this.#pump();
-      return;
-    }
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      this.#pump();
-    }, this.#opts.flushMs);
-  }
-
-  #pump(): void {
-    const now = Date.now();
-    if (now < this.#retryAt) {
-      this.#timer ??= setTimeout(() => {
-        this.#timer = undefined;
-        this.#pump();
-      }, this.#retryAt - now);
-      return;
-    }
-    while (this.#running < this.#opts.concurrency && (this.#queue.length > 0 || (this.#running === 0 && this.#outcomes.size > 0))) {
-      const batch = this.#queue.splice(0, this.#opts.batchSize);
-      this.#running += 1;
-      void this.#run(batch).finally(() => {
-        this.#running -= 1;
-        for (const wake of this.#idle.splice(0)) wake();
-        if (this.#queue.length >= this.#opts.batchSize || (this.#queue.length > 0 && !this.#timer)) this.#pump();
-      });
+      if (!(await this.#flushOutcomes())) await new Promise((r) => setTimeout(r, 200));
     }
   }
 
-  async #run(batch: QueuedEvent[]): Promise<void> {
+  async #commit(events: QueuedEvent[]): Promise<readonly RowRejection[] | void> {
     const outcomes = this.#outcomes.take();
     try {
-      await this.#write(batch, outcomes);
-      this.#done(batch, batch.length, 0);
-      this.#backoffMs = 0;
+      return await this.#write(events, outcomes);
     } catch (err) {
       this.#outcomes.putBack(outcomes);
-      if (isTransientDbError(err)) {
-        this.#retryLater(batch, err);
-        return;
-      }
-      if (batch.length <= 1) {
-        this.#ctx.log.error({ err, event_id: batch[0]?.eventId, project: batch[0]?.project.id }, 'ingest writer dropped an event it could not store');
-        this.#done(batch, 0, batch.length);
-        return;
-      }
-      this.#ctx.log.warn({ err, events: batch.length }, 'ingest batch failed; writing its events one by one');
-      for (const event of batch) await this.#run([event]);
+      throw err;
     }
   }
 
-  #retryLater(batch: QueuedEvent[], err: unknown): void {
-    this.stats.retries += 1;
-    this.#backoffMs = Math.min(MAX_BACKOFF_MS, this.#backoffMs === 0 ? 100 : this.#backoffMs * 2);
-    // Jitter, so that two writers that just deadlocked each other do not meet again in lockstep.
-    this.#retryAt = Date.now() + Math.round(this.#backoffMs * (0.5 + Math.random()));
-    this.#queue.unshift(...batch);
-    this.#ctx.log.warn({ err, events: batch.length, retry_in_ms: this.#backoffMs }, 'ingest batch failed on a transient database error; retrying');
-  }
-
-  #done(batch: QueuedEvent[], written: number, dropped: number): void {
-    this.stats.written += written;
-    this.stats.dropped += dropped;
-    if (written > 0) this.stats.batches += 1;
-    this.#settle(batch.length, batch.reduce((n, e) => n + e.bytes, 0));
-  }
-
-  #settle(events: number, bytes: number): void {
-    this.#events -= events;
-    this.#bytes -= bytes;
+  /** Outcome counts alone, while no batch carries them (an idle writer); true when written or nothing to write. */
+  async #flushOutcomes(): Promise<boolean> {
+    if (this.#outcomes.size === 0) return true;
+    if (this.#flushingOutcomes || this.#rows.pending > 0) return false;
+    this.#flushingOutcomes = true;
+    try {
+      await this.#commit([]);
+      return true;
+    } catch (err) {
+      this.#ctx.log.warn({ err }, 'ingest outcome counts could not be written; retrying');
+      return false;
+    } finally {
+      this.#flushingOutcomes = false;
+    }
   }
 }
+
+export type { WriteResult };

@@ -1,7 +1,7 @@
 /**
  * Backpressure and shutdown: while the database is held up, the queue fills and further events get 503
- * ingest_queue_full with Retry-After (nothing grows without bound); closing the node drains the queue so that
- * every acknowledged event is in the database.
+ * ingest_queue_full with Retry-After (nothing grows without bound); the queued events are not acknowledged until
+ * they are durable; closing the node drains the queue so that every acknowledged event is in the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -44,8 +44,21 @@ describe('a held-up database', () => {
     });
     await isLocked;
 
-    const answers = [];
-    for (let i = 0; i < 40; i++) answers.push(await send(i));
+    // Sent at once: the queued ones wait for the database (an answer means durable), the others are refused now.
+    let refused = 0;
+    const sending = Array.from({ length: 40 }, (_, i) => send(i).then((a) => {
+      if (a.statusCode === 503) refused += 1;
+      return a;
+    }));
+    const deadline = Date.now() + 20_000;
+    while (refused < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+
+    // Close while the database is still held; release it shortly after: close() must wait and write them all.
+    const closing = node.server.close();
+    setTimeout(release, 300);
+    const answers = await Promise.all(sending);
+    await closing;
+    await holder;
     const ok = answers.filter((a) => a.statusCode === 200);
     const full = answers.filter((a) => a.statusCode === 503);
     expect(ok.length).toBeGreaterThanOrEqual(15);
@@ -53,12 +66,6 @@ describe('a held-up database', () => {
     expect(ok.length + full.length).toBe(40);
     expect(full[0].json().error.code).toBe('ingest_queue_full');
     expect(Number(full[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
-
-    // Close while the database is still held; release it shortly after: close() must wait and write them all.
-    const closing = node.server.close();
-    setTimeout(release, 300);
-    await closing;
-    await holder;
     expect(await countEvents(node.db, project.id)).toBe(ok.length + 1);
     const o = await outcomes(node.db, project.id);
     expect(o.accepted).toBe(ok.length + 1);

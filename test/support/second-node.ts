@@ -1,4 +1,7 @@
 /** A second proxy node on the same database and Redis prefix as a test server (needs DATABASE_URL and REDIS_URL). */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/logger.ts';
 import { buildServer, type Server } from '../../server/build-server.ts';
@@ -12,6 +15,8 @@ export async function startSecondNode(first: TestServer): Promise<Server> {
     SVC_SECRET_KEY: SECRET_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',
+    // A node of its own: its own data directory (write journals).
+    SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-node-')),
     DATABASE_URL: first.databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     SVC_REDIS_PREFIX: first.redisPrefix,

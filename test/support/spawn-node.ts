@@ -1,8 +1,11 @@
 /**
  * Starts a real `node main.js serve` process for tests of several nodes on one Postgres and one Redis.
- * Resolves once it listens; `stop()` sends SIGTERM and waits for the exit code.
+ * Resolves once it listens; `stop()` sends SIGTERM and waits for the exit code. Each node gets a data directory of
+ * its own (its write journals) unless env names one (SVC_DATA_DIR: e.g. to restart a node on the same directory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +21,7 @@ export interface NodeProcess {
 export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>): Promise<NodeProcess> {
   const proc = spawn(process.execPath, [join(ROOT, 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-node-')), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

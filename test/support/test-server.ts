@@ -2,6 +2,9 @@
  * A whole svc node for integration tests: isolated database and counters, fixed admin token, any role, optionally
  * listening on a random 127.0.0.1 port (for real SDK clients). Use `inject` for plain API calls.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { loadConfig, type Role } from '../../core/config.ts';
@@ -28,7 +31,10 @@ export async function startTestServer(opts: { role?: Role; clock?: Clock; listen
   const clock = opts.clock ?? systemClock;
   const tdb = await createTestDatabase();
   const { counters, prefix } = await createTestCounters(clock);
+  // Each node its own data directory: its write journals are its own (core/writes/write-journal.ts).
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-'));
   const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
     SVC_ADMIN_TOKEN: ADMIN_TOKEN,
     SVC_SECRET_KEY: SECRET_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -62,6 +68,7 @@ export async function startTestServer(opts: { role?: Role; clock?: Clock; listen
     close: async () => {
       await server.close();
       await tdb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
