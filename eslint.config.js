@@ -1,12 +1,13 @@
 // Lint: TypeScript syntax, named exports only, no `any`, and the one-way import rules of the layout
 // (DESIGN.md section 2): core/ and translators/ import nothing of the project; proxy/ imports translators/ and
-// core/; ingest/ and control-plane/ import core/ only; cli/ talks to the REST API only. Tests may reach anywhere.
+// core/; ingest/ and control-plane/ import core/ only; cli/ and panel/ talk to the REST API only. Tests may reach
+// anywhere.
 import tseslint from 'typescript-eslint';
 
 const FOLDERS = ['core', 'translators', 'proxy', 'ingest', 'control-plane', 'cli', 'server', 'panel'];
 
 const onlyFrom = (folder, allowed, message) => ({
-  files: [`${folder}/**/*.ts`],
+  files: [`${folder}/**/*.ts`, `${folder}/**/*.tsx`],
   ignores: ['**/*.test.ts'],
   rules: {
     'no-restricted-imports': ['error', {
@@ -18,7 +19,7 @@ const onlyFrom = (folder, allowed, message) => ({
 export default [
   { ignores: ['node_modules/**', 'data/**', 'panel/dist/**'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
@@ -32,6 +33,7 @@ export default [
   onlyFrom('ingest', ['core'], 'ingest/ imports only core/.'),
   onlyFrom('control-plane', ['core'], 'control-plane/ imports only core/.'),
   onlyFrom('cli', [], 'cli/ talks to the REST API only.'),
+  onlyFrom('panel', [], 'panel/ talks to the REST API only (it is a separate front end, built by vite).'),
   // Tool configuration files are loaded by their tools through a default export.
-  { files: ['*.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['*.config.ts', 'panel/vite.config.ts'], rules: { 'no-restricted-syntax': 'off' } },
 ];

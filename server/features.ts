@@ -13,6 +13,7 @@ import { createLimits, type Limits } from '../proxy/limits/create-limit-guard.ts
 import { quotaRoutes } from '../control-plane/usage/quota-routes.ts';
 import { createIngest, type Ingest } from '../ingest/ingest-plugin.ts';
 import { subscriptionJobs } from '../control-plane/ai/quota/subscription-jobs.ts';
+import { servePanel } from '../control-plane/panel/serve-panel.ts';
 
 export interface Feature {
   name: string;
@@ -36,6 +37,8 @@ export function features(): Feature[] {
         await app.register(controlPlanePlugin(ctx, scheduler));
       },
     },
+    // The web panel (panel/dist) at /, same origin as /api/v1 for the session cookie.
+    { name: 'panel', roles: ['all', 'control-plane'], capabilities: ['panel'], register: (app) => servePanel(app) },
     {
       // Quota polling, pause resumption and token refresh of subscription accounts (routes are in control-plane/ai).
       name: 'subscription-accounts',

@@ -1,0 +1,109 @@
+/**
+ * The shell: who is signed in (GET /api/v1/users/me), the navigation, the theme toggle and sign-out, and one page
+ * per route. Any 401 sends the user to sign in and back to the page they were on afterwards.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, call, onSignedOut } from './api/client.ts';
+import type { Me } from './api/views.ts';
+import { navigate, useRoute } from './router.ts';
+import { applyTheme, savedTheme, type Theme } from './theme.ts';
+import { Loading } from './components/states.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { Overview } from './pages/overview.tsx';
+import { Keys } from './pages/keys.tsx';
+
+const NAV = [
+  { href: '/ai', label: 'Overview' },
+  { href: '/ai/keys', label: 'Keys' },
+];
+
+const here = () => location.pathname + location.search;
+
+function signInPath(): string {
+  const next = here();
+  return next.startsWith('/sign-in') ? next : `/sign-in?next=${encodeURIComponent(next)}`;
+}
+
+export function App() {
+  const route = useRoute();
+  const [me, setMe] = useState<Me | null>();
+  const [expired, setExpired] = useState(false);
+  const loadMe = () =>
+    call<Me>(api.GET('/api/v1/users/me')).then(setMe, () => setMe(null));
+
+  useEffect(() => {
+    void loadMe();
+    return onSignedOut(() => {
+      setExpired(true);
+      setMe(null);
+    });
+  }, []);
+  useEffect(() => {
+    if (me === null && route.path !== '/sign-in') navigate(signInPath(), { replace: true });
+    if (route.path === '/') navigate('/ai', { replace: true });
+  }, [me, route.path]);
+
+  if (route.path === '/sign-in') {
+    const next = route.query.get('next');
+    const onSignedIn = async () => {
+      setExpired(false);
+      await loadMe();
+      // Only a path of this site: never an absolute URL handed in by a link.
+      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/ai', { replace: true });
+    };
+    return <SignIn onSignedIn={onSignedIn} expired={expired} />;
+  }
+  if (!me) return <Loading what="the panel" />;
+  return <Shell me={me} path={route.path} query={route.query} />;
+}
+
+function Shell({ me, path, query }: { me: Me; path: string; query: URLSearchParams }) {
+  const [theme, setTheme] = useState<Theme>(savedTheme);
+  const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' };
+  const signOut = async () => {
+    await call(api.POST('/api/v1/auth/logout')).catch(() => undefined);
+    location.assign('/sign-in');
+  };
+  const current = NAV.filter((n) => path === n.href || path.startsWith(`${n.href}/`)).sort((a, b) => b.href.length - a.href.length)[0];
+  useEffect(() => {
+    document.title = current ? `${current.label} · svc` : 'svc';
+  }, [current]);
+  return (
+    <>
+      <a href="#main" class="skip">Skip to content</a>
+      <header class="top">
+        <a href="/ai" class="brand">svc</a>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.href}>
+                <a href={n.href} aria-current={current === n ? 'page' : undefined}>{n.label}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <button type="button" onClick={() => { const t = nextTheme[theme]; applyTheme(t); setTheme(t); }} aria-label={`Theme: ${theme}; switch to ${nextTheme[theme]}`}>
+            Theme: {theme}
+          </button>
+          <span>{me.username}</span>
+          <button type="button" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page me={me} path={path} query={query} />
+      </main>
+    </>
+  );
+}
+
+function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParams }) {
+  if (path === '/ai') return <Overview me={me} />;
+  if (path === '/ai/keys') return <Keys me={me} />;
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>Nothing lives at {path}. <a href="/ai">Go to the overview</a>.</p>
+    </section>
+  );
+}

@@ -1,0 +1,28 @@
+/** Loads data for a page: { data, error, loading, reload }, re-run when `deps` change. */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api/client.ts';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<ApiError>();
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    fn().then(
+      (d) => live && (setData(d), setError(undefined), setLoading(false)),
+      (e: unknown) => live && (setError(e instanceof ApiError ? e : new ApiError(0, 'client_error', String(e), {})), setLoading(false)),
+    );
+    return () => void (live = false);
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, loading, reload };
+}

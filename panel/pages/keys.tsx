@@ -1,0 +1,178 @@
+/**
+ * Gateway keys: the list (models, limits, last used), creating one (the sk-svc- secret is shown once, with a copy
+ * button) and revoking one. GET/POST /api/v1/keys, DELETE /api/v1/keys/{id}.
+ */
+import { useState } from 'preact/hooks';
+import { api, call, type ApiError } from '../api/client.ts';
+import type { CreatedKey, GatewayKey, List, Me } from '../api/views.ts';
+import { CopyButton } from '../components/copy-button.tsx';
+import { Field, FormError } from '../components/form.tsx';
+import { fmtUsd, fmtCount, fmtTokens } from '../components/format.ts';
+import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { Time } from '../components/time.tsx';
+import { useLoad } from '../components/use-load.ts';
+
+const LOG_BODIES = ['off', '1d', '7d', '30d'];
+
+function limitsText(l: Record<string, number | null>): string {
+  const parts: string[] = [];
+  if (l.requests_per_minute != null) parts.push(`${fmtCount(l.requests_per_minute, 'call')}/min`);
+  if (l.requests_per_day != null) parts.push(`${fmtCount(l.requests_per_day, 'call')}/day`);
+  if (l.tokens_per_month != null) parts.push(`${fmtTokens(l.tokens_per_month)}/month`);
+  if (l.dollars_per_month != null) parts.push(`${fmtUsd(l.dollars_per_month)}/month`);
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+export function Keys({ me }: { me: Me }) {
+  const keys = useLoad(() => call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200' } } })), []);
+  const [created, setCreated] = useState<CreatedKey>();
+  const [showForm, setShowForm] = useState(false);
+  const [revokeError, setRevokeError] = useState<ApiError>();
+  const teamName = (id: string) => me.teams.find((t) => t.id === id)?.name ?? id;
+
+  const revoke = async (k: GatewayKey) => {
+    if (!confirm(`Revoke the key "${k.name}"? Calls with it are refused at once.`)) return;
+    try {
+      await call(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } }));
+      setRevokeError(undefined);
+      if (created?.id === k.id) setCreated(undefined);
+      keys.reload();
+    } catch (e) {
+      setRevokeError(e as ApiError);
+    }
+  };
+
+  return (
+    <section aria-labelledby="keys-h">
+      <div class="row">
+        <h1 id="keys-h">Gateway keys</h1>
+        {!showForm && <button type="button" class="primary" onClick={() => setShowForm(true)}>Create key</button>}
+      </div>
+      {created && (
+        <div class="note secret" role="status" aria-label="New key secret">
+          <p><strong>Key "{created.name}" created.</strong> Copy its secret now: it is shown only this once.</p>
+          <p class="row"><code aria-label="Secret">{created.key}</code> <CopyButton text={created.key} label="Copy the secret" /></p>
+          {created.warnings?.map((w) => <p key={w} class="muted">{w}</p>)}
+          <button type="button" onClick={() => setCreated(undefined)}>I have copied it</button>
+        </div>
+      )}
+      {showForm && <CreateKey me={me} onCancel={() => setShowForm(false)} onCreated={(k) => { setCreated(k); setShowForm(false); keys.reload(); }} />}
+      {revokeError && <ErrorNote error={revokeError} />}
+      {keys.loading && !keys.data && <Loading what="keys" />}
+      {keys.error && <ErrorNote error={keys.error} onRetry={keys.reload} />}
+      {keys.data && keys.data.items.length === 0 && !showForm && (
+        <Empty title="No gateway keys yet">
+          <p>A key lets an application call models through this gateway with the OpenAI, Anthropic or Google SDKs.</p>
+          <button type="button" class="primary" onClick={() => setShowForm(true)}>Create your first key</button>
+        </Empty>
+      )}
+      {keys.data && keys.data.items.length > 0 && (
+        <div class="table-wrap">
+          <table aria-label="Gateway keys">
+            <thead>
+              <tr><th scope="col">Name</th><th scope="col">Team</th><th scope="col">Secret</th><th scope="col">Models</th><th scope="col">Limits</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col"><span class="muted">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {keys.data.items.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}{k.own && <span class="badge"> own</span>}{k.disabled && <span class="badge"> disabled</span>}</td>
+                  <td>{teamName(k.team)}</td>
+                  <td><code>{k.hint}</code></td>
+                  <td>{k.models.length ? k.models.join(', ') : 'every model'}</td>
+                  <td>{limitsText(k.limits)}</td>
+                  <td><Time at={k.last_used_at} relative /></td>
+                  <td><Time at={k.created_at} /></td>
+                  <td><button type="button" class="danger" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const LIMIT_FIELDS = [
+  { name: 'requests_per_minute', label: 'Calls per minute' },
+  { name: 'requests_per_day', label: 'Calls per day' },
+  { name: 'tokens_per_month', label: 'Tokens per month' },
+  { name: 'dollars_per_month', label: 'Dollars per month ($)' },
+] as const;
+
+function CreateKey({ me, onCreated, onCancel }: { me: Me; onCreated: (k: CreatedKey) => void; onCancel: () => void }) {
+  const writable = me.teams.filter((t) => t.role !== 'viewer');
+  const [name, setName] = useState('');
+  const [team, setTeam] = useState(writable[0]?.id ?? '');
+  const [models, setModels] = useState('');
+  const [logBodies, setLogBodies] = useState('off');
+  const [own, setOwn] = useState(false);
+  const [limits, setLimits] = useState<Record<string, string>>({});
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    const lim = Object.fromEntries(Object.entries(limits).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
+    try {
+      const k = await call<CreatedKey>(api.POST('/api/v1/keys', {
+        params: { query: team ? { team } : {} },
+        body: {
+          name,
+          own,
+          models: models.split(',').map((m) => m.trim()).filter(Boolean),
+          log_bodies: logBodies as 'off',
+          limits: lim,
+        },
+      }));
+      onCreated(k);
+    } catch (err) {
+      setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fields = ['name', 'team', 'models', 'log_bodies', 'own', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
+  return (
+    <form onSubmit={submit} aria-label="Create a key" class="note">
+      <h2>New key</h2>
+      <Field label="Name" name="name" error={error}>
+        {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Team" name="team" error={error}>
+        {(p) => (
+          <select {...p} value={team} onChange={(e) => setTeam(e.currentTarget.value)}>
+            {writable.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+            {writable.length === 0 && <option value="">(no team you can write to)</option>}
+          </select>
+        )}
+      </Field>
+      <Field label="Models" name="models" error={error} hint="Comma-separated model ids, aliases or patterns such as gpt-4o*; empty allows every model.">
+        {(p) => <input {...p} value={models} onInput={(e) => setModels(e.currentTarget.value)} />}
+      </Field>
+      <Field label="Keep call bodies" name="log_bodies" error={error}>
+        {(p) => (
+          <select {...p} value={logBodies} onChange={(e) => setLogBodies(e.currentTarget.value)}>
+            {LOG_BODIES.map((v) => <option key={v} value={v}>{v === 'off' ? 'off' : `for ${v}`}</option>)}
+          </select>
+        )}
+      </Field>
+      <div class="row">
+        {LIMIT_FIELDS.map((f) => (
+          <Field key={f.name} label={f.label} name={f.name} error={error} >
+            {(p) => <input {...p} type="number" min="0" step={f.name === 'dollars_per_month' ? '0.01' : '1'} placeholder="unlimited" value={limits[f.name] ?? ''} onInput={(e) => setLimits({ ...limits, [f.name]: e.currentTarget.value })} />}
+          </Field>
+        ))}
+      </div>
+      <p>
+        <label><input type="checkbox" checked={own} onChange={(e) => setOwn(e.currentTarget.checked)} /> My own key (visible to me and the team's admins)</label>
+      </p>
+      <FormError error={error} fields={fields} />
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}

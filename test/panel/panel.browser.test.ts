@@ -1,0 +1,123 @@
+/**
+ * The web panel in headless Chromium against a real listening server: sign in with a password (a wrong one first),
+ * land on the deep link asked for, create a gateway key and read its secret once, see it listed, reload the deep
+ * link, revoke it, sign out; axe-core on every page. Skipped, with a message, when /usr/bin/chromium is missing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { makeTeam, makeUser } from '../api/access-fixtures.ts';
+import { ensurePanelBuilt, expectAccessible, haveChromium, launchChromium, screenshot, screenshotDir } from './panel-browser.ts';
+
+const PASSWORD = 'correct horse battery staple';
+if (!haveChromium) console.warn('panel browser tests skipped: /usr/bin/chromium is missing (install Debian\'s chromium package to run them)');
+
+describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensurePanelBuilt();
+    s = await startTestServer({ listen: true });
+    const team = await makeTeam(s, 'web');
+    await makeUser(s, 'ada', { [team]: 'owner' });
+    browser = await launchChromium();
+    context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+  }, 180_000);
+  afterAll(async () => {
+    console.info(`panel screenshots: ${screenshotDir}`);
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('sends a signed-out visitor to sign in, refuses a wrong password, then returns to the page asked for', async () => {
+    await page.goto(`${s.url}/ai/keys`);
+    await page.waitForURL(/\/sign-in\?next=%2Fai%2Fkeys$/);
+    await expectAccessible(page, 'sign-in');
+    await page.getByLabel('User name').fill('ada');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('The user name or password is wrong.');
+    await screenshot(page, 'sign-in-refused');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${s.url}/ai/keys`);
+    await page.getByRole('heading', { name: 'No gateway keys yet' }).waitFor();
+    await expectAccessible(page, 'keys (empty)');
+    await screenshot(page, 'keys-empty');
+  });
+
+  it('creates a key, shows its secret once, lists it, and keeps the page on reload', async () => {
+    await page.getByRole('button', { name: 'Create your first key' }).click();
+    const form = page.getByRole('form', { name: 'Create a key' });
+    await form.getByLabel('Name').fill('   ');
+    await form.getByRole('button', { name: 'Create' }).click();
+    // The API's refusal is shown beside the field it names, and the field is marked invalid.
+    await expect.poll(() => form.getByRole('alert').textContent()).toBe('The key name must not be blank.');
+    expect(await form.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'keys-refused');
+    await form.getByLabel('Name').fill('checkout');
+    await form.getByLabel('Calls per minute').fill('60');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const secret = page.getByLabel('Secret', { exact: true });
+    await expect.poll(() => secret.textContent()).toMatch(/^sk-svc-/);
+    const table = page.getByRole('table', { name: 'Gateway keys' });
+    await table.getByRole('cell', { name: 'checkout', exact: true }).waitFor();
+    expect(await table.textContent()).toContain('60 calls/min');
+    await expectAccessible(page, 'keys (created)');
+    await screenshot(page, 'keys-created');
+
+    const stored = (await s.api('GET', '/api/v1/keys')).json().items;
+    expect(stored.map((k: { name: string }) => k.name)).toEqual(['checkout']);
+
+    await page.reload();
+    await table.getByRole('cell', { name: 'checkout', exact: true }).waitFor();
+    expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
+    expect(page.url()).toBe(`${s.url}/ai/keys`);
+  });
+
+  it('shows the overview and switches to the dark theme', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'AI overview' }).waitFor();
+    await page.getByRole('heading', { name: 'No gateway calls this month' }).waitFor();
+    await expectAccessible(page, 'overview');
+    await page.getByRole('button', { name: /^Theme: system/ }).click();
+    await page.getByRole('button', { name: /^Theme: light/ }).click();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await expectAccessible(page, 'overview (dark)');
+    await screenshot(page, 'overview-dark');
+    await page.getByRole('button', { name: /^Theme: dark/ }).click();
+  });
+
+  it('revokes a key', async () => {
+    await page.goto(`${s.url}/ai/keys`);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revoke checkout' }).click();
+    await page.getByRole('heading', { name: 'No gateway keys yet' }).waitFor();
+    expect((await s.api('GET', '/api/v1/keys')).json().items).toEqual([]);
+  });
+
+  it('refuses a cross-site write made with the session cookie', async () => {
+    const cookies = await context.cookies(s.url);
+    const session = cookies.find((c) => c.httpOnly && c.sameSite === 'Strict');
+    expect(session).toBeDefined();
+    const res = await fetch(`${s.url}/api/v1/keys?team=web`, {
+      method: 'POST',
+      headers: { cookie: `${session!.name}=${session!.value}`, origin: 'http://attacker.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'forged' }),
+    });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe('cross_site_request');
+  });
+
+  it('signs out: the session ends and the panel asks to sign in again', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in$/);
+    await page.goto(`${s.url}/errors`);
+    await page.waitForURL(/\/sign-in\?next=%2Ferrors$/);
+    expect((await context.cookies(s.url)).filter((c) => c.value !== '')).toEqual([]);
+  });
+});
