@@ -44,6 +44,8 @@ export interface Config {
   ingestFlushMs: number;
   /** Worker threads that prepare events (scrub, normalise, group); 0 = on the main thread. */
   ingestWorkers: number;
+  /** Ingest request body bytes (as read and decoded) all requests of the node may hold at once before 503 ingest_overloaded. */
+  ingestInflateBudgetBytes: number;
   /** Most bytes each writer's local journal (`<dataDir>/journal/<writer>/`) may hold while Postgres is unreachable. */
   journalMaxBytes: number;
   /** Password sign-in throttle (docs/identity.md): failures allowed per account name and per client IP in one window. */
@@ -166,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchSize: int(env, 'SVC_INGEST_BATCH_SIZE', 500, 1, 10_000),
     ingestFlushMs: int(env, 'SVC_INGEST_FLUSH_MS', 5, 0, 60_000),
     ingestWorkers: int(env, 'SVC_INGEST_WORKERS', availableParallelism() > 1 ? 1 : 0, 0, 64),
+    ingestInflateBudgetBytes: int(env, 'SVC_INGEST_INFLATE_BUDGET_BYTES', 64 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     journalMaxBytes: int(env, 'SVC_JOURNAL_MAX_BYTES', 1024 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024 * 1024),
     signinMaxFailuresPerUser: int(env, 'SVC_SIGNIN_MAX_FAILURES_PER_USER', 10, 1, 1_000_000),
     signinMaxFailuresPerIp: int(env, 'SVC_SIGNIN_MAX_FAILURES_PER_IP', 50, 1, 1_000_000),

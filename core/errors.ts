@@ -105,6 +105,7 @@ export const ERRORS = {
   project_events_per_minute: def(429, "The project's events-per-minute limit is reached."),
   team_errors_events: def(429, "The team's monthly error-event limit is reached."),
   ingest_queue_full: def(503, 'The ingest queue is full; retry shortly.'),
+  ingest_overloaded: def(503, 'The server is reading as many request bodies as its memory budget allows; retry shortly.'),
 
   // --- durable writes (core/writes) ---
   journal_full: def(503, "The database is unreachable and this node's local journal is full; retry shortly."),

@@ -1,6 +1,8 @@
 /** What the ingest endpoints share: lookups, limits, outcome counts and the writer's queue. */
 import type { AppContext } from '../core/context.ts';
+import type { Readable } from 'node:stream';
 import type { HeaderBag, QueryBag } from './lib/client-auth.ts';
+import type { InflateBudget } from './lib/inflate-budget.ts';
 import type { IngestLimiter } from './ingest-limiter.ts';
 import type { OutcomeCounter } from './outcome-counter.ts';
 import type { ProjectLookup } from './project-lookup.ts';
@@ -12,6 +14,8 @@ export interface IngestDeps {
   limiter: IngestLimiter;
   outcomes: OutcomeCounter;
   writer: BatchWriter;
+  /** Request body bytes held in memory by all requests at once (read or decoded). */
+  inflateBudget: InflateBudget;
 }
 
 /** One ingest request, as the endpoints read it. */
@@ -20,8 +24,8 @@ export interface IngestRequest {
   projectParam: string;
   headers: HeaderBag;
   query: QueryBag;
-  /** The raw (possibly compressed) body. */
-  body: Buffer;
+  /** The body as sent (possibly compressed): the request stream, read only once the key is known. */
+  body: Readable | Buffer;
   clientIp: string;
 }
 

@@ -1,12 +1,13 @@
 /**
  * The error-ingest surface of the proxy role: `POST /api/{project}/envelope/` and `POST /api/{project}/store/`
  * with open CORS, and `GET /js/{key}.js` (the browser reporting script, reporting-script/), in their own fastify
- * scope: any content type is read as raw bytes (at most 20 MB as sent, the
- * envelope limit; decompression is bounded separately), errors are the family's error object (a body past the
- * limit is envelope_too_large), and the routes stay out of the OpenAPI document (docs/errors.md describes them).
+ * scope: any content type is left unread as the request stream, which the endpoint reads only once the client key is
+ * checked (read-request-body.ts: at most 20 MB as sent, decoded within the process-wide inflate budget), errors
+ * are the family's error object, and the routes stay out of the OpenAPI document (docs/errors.md describes them).
  *
  * createIngest wires the lookups, limits, outcome counts and the batch writer; drain() flushes the writer.
  */
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { join } from 'node:path';
 import type { AppContext } from '../core/context.ts';
@@ -16,6 +17,7 @@ import { sendError, toSvcError } from '../core/http/reply-error.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
 import { sendPreflight, setCorsHeaders } from './cors.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
+import { InflateBudget } from './lib/inflate-budget.ts';
 import { IngestLimiter } from './ingest-limiter.ts';
 import { OutcomeCounter } from './outcome-counter.ts';
 import { ProjectLookup } from './project-lookup.ts';
@@ -47,7 +49,7 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
     ...options,
   });
   const limiter = new IngestLimiter(ctx.counters, lookup, ctx.clock);
-  const deps: IngestDeps = { ctx, lookup, limiter, outcomes, writer };
+  const deps: IngestDeps = { ctx, lookup, limiter, outcomes, writer, inflateBudget: new InflateBudget(ctx.config.ingestInflateBudgetBytes) };
   const drain = async () => {
     await writer.drain();
     await pool.close();
@@ -60,7 +62,8 @@ type Receive = (deps: IngestDeps, req: IngestRequest) => Promise<IngestReply>;
 
 async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ENVELOPE_MAX_BYTES }, (_req, body, done) => done(null, body));
+  // No parseAs: the body stays the request stream, so a refused key never costs a read (let alone an inflate).
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
   app.addHook('onRequest', async (_req, reply) => setCorsHeaders(reply));
   app.setErrorHandler((err: FastifyError, req, reply) => {
     setCorsHeaders(reply);
@@ -78,7 +81,7 @@ async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<voi
         projectParam: (req.params as { project: string }).project,
         headers: req.headers,
         query: (req.query ?? {}) as Record<string, unknown>,
-        body: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+        body: req.body instanceof Readable ? req.body : Buffer.alloc(0),
         clientIp: req.ip,
       });
       return reply.code(200).send(answer);

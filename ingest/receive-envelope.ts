@@ -1,8 +1,9 @@
 /**
  * `POST /api/{project}/envelope/`: the fast path, and nothing more (STYLE.md a.9):
  *
- *   project id → bounded decompression (20 MB) → client key (headers, query, envelope dsn) → project and key from
- *   cache → envelope framing → the event item read as a JSON object → rate limits → queue → `{"id": …}`.
+ *   project id → client key (headers, query; else the envelope dsn of the first line) and project from cache →
+ *   body read and decoded as a stream into at most 20 MB within the inflate budget → envelope framing → the event
+ *   item read as a JSON object → rate limits → queue → `{"id": …}`.
  *
  * Every item of a request for a known project gets exactly one outcome: the event `accepted` (or the refusal's
  * `rate_limited`/`invalid` reason), other items `filtered` (sessions, transactions, replays, attachments, client
@@ -11,7 +12,6 @@
  */
 import { svcError } from '../core/errors.ts';
 import { extractClientKey } from './lib/client-auth.ts';
-import { decompressBody } from './lib/decompress-body.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
 import { classifyItems, invalid, invalidFromError, type ClassifiedItem } from './lib/item-outcome.ts';
 import { parseClientReport } from './lib/parse-client-report.ts';
@@ -19,13 +19,23 @@ import { parseEnvelope, type Envelope } from './lib/parse-envelope.ts';
 import { admitEvent } from './admit-event.ts';
 import { authorizeClient, parseProjectId } from './client-authorizer.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
-import { peekEnvelopeDsn, readEventPayload, type EventPayload } from './read-event-payload.ts';
+import type { BudgetLease } from './lib/inflate-budget.ts';
+import { readEventPayload, type EventPayload } from './read-event-payload.ts';
+import { readAuthorizedBody } from './read-request-body.ts';
 
 export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Promise<IngestReply> {
   const projectId = parseProjectId(req.projectParam);
-  const body = await decompressBody(req.body, headerValue(req.headers['content-encoding']), ENVELOPE_MAX_BYTES);
-  const key = extractClientKey({ headers: req.headers, query: req.query, envelopeDsn: peekEnvelopeDsn(body) });
-  const project = await authorizeClient(deps.lookup, projectId, key);
+  const lease = deps.inflateBudget.lease();
+  try {
+    return await receive(deps, req, projectId, lease);
+  } finally {
+    lease.release();
+  }
+}
+
+async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, lease: BudgetLease): Promise<IngestReply> {
+  const limits = { maxBytes: ENVELOPE_MAX_BYTES, tooLarge: 'envelope_too_large', keyInBody: true } as const;
+  const { project, body, headerKey } = await readAuthorizedBody(deps, req, projectId, lease, limits);
   const now = deps.ctx.clock.now();
 
   let envelope: Envelope;
@@ -34,6 +44,10 @@ export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Pro
   } catch (e) {
     deps.outcomes.add(project.id, now, invalidFromError(e), 'error');
     throw e;
+  }
+  if (headerKey && envelope.headers.dsn !== undefined) {
+    // The key was checked before the body was read; a dsn beside it must agree (same key, same project).
+    await authorizeClient(deps.lookup, projectId, extractClientKey({ headers: req.headers, query: req.query, envelopeDsn: envelope.headers.dsn }));
   }
   const items = classifyItems(envelope.items);
   const eventItem = items.find((c) => c.keep);
@@ -76,8 +90,4 @@ function recordClientReport(deps: IngestDeps, projectId: number, now: number, c:
     return;
   }
   for (const d of report.discarded) deps.outcomes.addClientDiscard(projectId, now, d.reason, d.category, d.quantity);
-}
-
-export function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v.join(',') : v;
 }

@@ -4,30 +4,38 @@
  * kept when its `type` is an error or default event (or absent); a transaction posted here is accepted and
  * dropped like a transaction item.
  */
-import { extractClientKey } from './lib/client-auth.ts';
-import { decodeLegacyStoreBody, decompressBody } from './lib/decompress-body.ts';
+import { decodeLegacyStoreBody } from './lib/decompress-body.ts';
+import type { BudgetLease } from './lib/inflate-budget.ts';
 import { EVENT_MAX_BYTES } from './lib/ingest-limits.ts';
-import { classifyStoreEvent, invalidFromError } from './lib/item-outcome.ts';
+import { classifyStoreEvent, invalidFromError, outcomeFromError } from './lib/item-outcome.ts';
 import { admitEvent } from './admit-event.ts';
-import { authorizeClient, parseProjectId } from './client-authorizer.ts';
+import { parseProjectId } from './client-authorizer.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
 import { readEventPayload, type EventPayload } from './read-event-payload.ts';
-import { headerValue } from './receive-envelope.ts';
+import { readAuthorizedBody } from './read-request-body.ts';
 
 export async function receiveStore(deps: IngestDeps, req: IngestRequest): Promise<IngestReply> {
   const projectId = parseProjectId(req.projectParam);
-  const key = extractClientKey({ headers: req.headers, query: req.query });
-  const project = await authorizeClient(deps.lookup, projectId, key);
+  const lease = deps.inflateBudget.lease();
+  try {
+    return await receive(deps, req, projectId, lease);
+  } finally {
+    lease.release();
+  }
+}
+
+async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, lease: BudgetLease): Promise<IngestReply> {
+  const limits = { maxBytes: EVENT_MAX_BYTES, tooLarge: 'event_too_large', keyInBody: false } as const;
+  const { project, body } = await readAuthorizedBody(deps, req, projectId, lease, limits);
   const now = deps.ctx.clock.now();
 
   let event: EventPayload;
   let json: Buffer;
   try {
-    const inflated = await decompressBody(req.body, headerValue(req.headers['content-encoding']), EVENT_MAX_BYTES, 'event_too_large');
-    json = await decodeLegacyStoreBody(inflated, EVENT_MAX_BYTES);
+    json = await decodeLegacyStoreBody(body, EVENT_MAX_BYTES, lease);
     event = readEventPayload(json);
   } catch (e) {
-    deps.outcomes.add(project.id, now, invalidFromError(e), 'error');
+    deps.outcomes.add(project.id, now, outcomeFromError(e) ?? invalidFromError(e), 'error');
     throw e;
   }
   const kind = classifyStoreEvent(event.payload);

@@ -3,15 +3,27 @@
  *
  * `Content-Encoding` lists the codings in the order they were applied (RFC 9110 §8.4), so they are undone
  * right to left. Supported: identity, gzip (and x-gzip), deflate (zlib-wrapped or raw: both are sent in the
- * wild, so the zlib header is detected), br, zstd. Every stage stops as soon as its output passes
- * `maxBytes`, so a decompression bomb never allocates more than about `maxBytes` plus one zlib chunk.
+ * wild, so the zlib header is detected), br, zstd.
+ *
+ * Memory is bounded for any input: the codings are undone as one chain of streams, so an intermediate stage never
+ * holds more than a chunk, and the output is counted chunk by chunk: past `maxBytes` the chain stops at once, and
+ * each chunk is added to the request's share of the process-wide budget (inflate-budget.ts), which refuses with
+ * 503 ingest_overloaded when all requests together hold too much. A small body (the usual event) is first
+ * inflated synchronously up to SYNC_MAX_BYTES: that costs a few microseconds where the thread-pool round trips of
+ * a stream cost tens, and blocks the event loop for at most about a millisecond.
+ *
+ * peekFirstLine undoes the codings only as far as the first newline (at most 64 KB): enough to read the
+ * envelope header's `dsn`, so that a request whose key is only there is refused before the rest is inflated.
  *
  * Refusals: a coding we do not know → unsupported_content_encoding (415); bytes that are not what their
  * coding claims (bad header, corrupt or truncated stream) → invalid_compression (400); too much output →
  * envelope_too_large (413) or the code the caller names (event_too_large for a /store/ body).
  */
+import { Readable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { isSvcError, svcError, type ErrorCode } from '../../core/errors.ts';
+import type { BudgetLease } from './inflate-budget.ts';
 import { EVENT_MAX_BYTES } from './ingest-limits.ts';
 
 export type TooLargeCode = Extract<ErrorCode, 'envelope_too_large' | 'event_too_large'>;
@@ -30,6 +42,9 @@ const CODINGS: Record<string, Coding | 'identity'> = {
 /** More stages than this is not a real client: refuse rather than loop through them. */
 const MAX_STAGES = 4;
 
+/** Largest first line peekFirstLine inflates (an envelope header with a dsn is a few hundred bytes). */
+export const PEEK_MAX_BYTES = 64 * 1024;
+
 /**
  * Undo `contentEncoding` on `body`, producing at most `maxBytes` bytes.
  * @see https://www.rfc-editor.org/rfc/rfc9110#field.content-encoding
@@ -39,12 +54,21 @@ export async function decompressBody(
   contentEncoding: string | undefined,
   maxBytes: number,
   tooLarge: TooLargeCode = 'envelope_too_large',
+  lease?: BudgetLease,
 ): Promise<Buffer> {
-  const stages = parseContentEncoding(contentEncoding);
-  let out = body;
-  for (let i = stages.length - 1; i >= 0; i--) out = await decodeStage(out, stages[i], maxBytes, tooLarge);
-  if (out.length > maxBytes) throw tooLargeError(tooLarge, maxBytes);
-  return out;
+  const stages = parseContentEncoding(contentEncoding).reverse();
+  if (stages.length === 0) {
+    if (body.length > maxBytes) throw tooLargeError(tooLarge, maxBytes);
+    return body;
+  }
+  if (stages.length === 1 && body.length <= SYNC_MAX_INPUT) {
+    const out = decodeSync(body, stages[0], maxBytes, tooLarge);
+    if (out) {
+      lease?.add(out.length);
+      return out;
+    }
+  }
+  return decodeChain(body, stages, { limit: maxBytes, tooLarge, lease });
 }
 
 /** The codings named by a Content-Encoding value, identity removed; throws for unknown ones. */
@@ -65,12 +89,28 @@ export function parseContentEncoding(contentEncoding: string | undefined): Codin
 }
 
 /**
+ * The decoded body up to and including its first newline, or its first PEEK_MAX_BYTES (or all of it when
+ * shorter), inflating no further. Corrupt compression before that point is invalid_compression.
+ */
+export async function peekFirstLine(body: Buffer, contentEncoding: string | undefined, lease?: BudgetLease): Promise<Buffer> {
+  const stages = parseContentEncoding(contentEncoding).reverse();
+  if (stages.length === 0) {
+    const end = body.indexOf(0x0a);
+    return body.subarray(0, Math.min(end === -1 ? body.length : end + 1, PEEK_MAX_BYTES));
+  }
+  const head = await decodeChain(body, stages, { limit: PEEK_MAX_BYTES, lease, untilNewline: true });
+  // The share of the peek goes back: the caller keeps only the dsn read from it.
+  lease?.drop(head.length);
+  return head;
+}
+
+/**
  * A legacy `/store/` body: plain JSON (starts with `{`), or base64 of JSON, or base64 of zlib-compressed JSON,
  * sent without any Content-Encoding (as Relay's `decode_bytes` accepts). Returns the JSON bytes.
  * Not base64 → invalid_event (it is neither JSON nor an encoded event); base64 of something that is neither
  * JSON nor zlib → invalid_compression.
  */
-export async function decodeLegacyStoreBody(buf: Buffer, maxBytes: number = EVENT_MAX_BYTES): Promise<Buffer> {
+export async function decodeLegacyStoreBody(buf: Buffer, maxBytes: number = EVENT_MAX_BYTES, lease?: BudgetLease): Promise<Buffer> {
   const start = skipWhitespace(buf, 0);
   if (start === buf.length || buf[start] === 0x7b /* { */) {
     if (buf.length > maxBytes) throw tooLargeError('event_too_large', maxBytes);
@@ -79,84 +119,153 @@ export async function decodeLegacyStoreBody(buf: Buffer, maxBytes: number = EVEN
   const text = buf.toString('latin1').replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) throw svcError('invalid_event', 'The store body is neither a JSON object nor base64.');
   const binary = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
+  lease?.add(binary.length);
   if (binary[skipWhitespace(binary, 0)] === 0x7b) {
     if (binary.length > maxBytes) throw tooLargeError('event_too_large', maxBytes);
     return binary;
   }
-  return inflateBounded(binary, INFLATE, maxBytes, 'event_too_large');
-}
-
-async function decodeStage(input: Buffer, coding: Coding, maxBytes: number, tooLarge: TooLargeCode): Promise<Buffer> {
-  switch (coding) {
-    case 'gzip':
-      return inflateBounded(input, GZIP, maxBytes, tooLarge);
-    case 'br':
-      return inflateBounded(input, BROTLI, maxBytes, tooLarge);
-    case 'zstd':
-      return inflateBounded(input, ZSTD, maxBytes, tooLarge);
-    case 'deflate':
-      return inflateDeflate(input, maxBytes, tooLarge);
+  const out = binary.length <= SYNC_MAX_INPUT ? decodeSync(binary, 'zlib', maxBytes, 'event_too_large') : undefined;
+  if (out) {
+    lease?.add(out.length);
+    return out;
   }
-}
-
-/**
- * HTTP "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2) but some clients send raw deflate. A zlib
- * stream starts with CMF/FLG: compression method 8, window ≤ 32 KiB, and CMF·256+FLG divisible by 31
- * (RFC 1950 §2.2). A raw stream can start with such bytes by chance, so a failed zlib attempt falls back to raw.
- */
-async function inflateDeflate(input: Buffer, maxBytes: number, tooLarge: TooLargeCode): Promise<Buffer> {
-  const raw = () => inflateBounded(input, INFLATE_RAW, maxBytes, tooLarge);
-  if (!looksZlibWrapped(input)) return raw();
-  try {
-    return await inflateBounded(input, INFLATE, maxBytes, tooLarge);
-  } catch (e) {
-    if (isSvcError(e) && e.code === 'invalid_compression') return raw();
-    throw e;
-  }
+  return decodeChain(binary, ['zlib'], { limit: maxBytes, tooLarge: 'event_too_large', lease });
 }
 
 export function looksZlibWrapped(b: Buffer): boolean {
   return b.length >= 2 && (b[0] & 0x0f) === 8 && b[0] >> 4 <= 7 && (b[0] * 256 + b[1]) % 31 === 0;
 }
 
-/**
- * Node's one-shot decompressors with `maxOutputLength`: they stop (ERR_BUFFER_TOO_LARGE) as soon as the output
- * passes the limit, so a bomb never allocates much more than the limit. A small body (the usual event) is first
- * inflated synchronously up to SYNC_MAX_BYTES: that costs a few microseconds where the thread-pool round trip
- * costs tens, and blocks the event loop for at most about a millisecond. Past that, the asynchronous call takes
- * over with the full limit.
- */
-type OneShotSync = (input: Buffer, options: { maxOutputLength: number }) => Buffer;
-type OneShot = (input: Buffer, options: { maxOutputLength: number }, callback: (err: Error | null, out: Buffer) => void) => void;
-interface Codec {
-  sync: OneShotSync;
-  async: OneShot;
-}
+/** A stage as decoded: `zlib` is deflate known to be zlib-wrapped (the legacy store body). */
+type Stage = Coding | 'zlib';
 
 const SYNC_MAX_INPUT = 256 * 1024;
 const SYNC_MAX_BYTES = 1024 * 1024;
+/** Output chunks of the streams: larger than zlib's 16 KB default, fewer thread-pool round trips. */
+const CHUNK_BYTES = 64 * 1024;
 
-const GZIP: Codec = { sync: zlib.gunzipSync, async: zlib.gunzip };
-const INFLATE: Codec = { sync: zlib.inflateSync, async: zlib.inflate };
-const INFLATE_RAW: Codec = { sync: zlib.inflateRawSync, async: zlib.inflateRaw };
-const BROTLI: Codec = { sync: zlib.brotliDecompressSync, async: zlib.brotliDecompress };
-const ZSTD: Codec = { sync: zlib.zstdDecompressSync, async: zlib.zstdDecompress };
+type OneShotSync = (input: Buffer, options: { maxOutputLength: number }) => Buffer;
+const SYNC: Record<Exclude<Stage, 'deflate'> | 'raw', OneShotSync> = {
+  gzip: zlib.gunzipSync, zlib: zlib.inflateSync, raw: zlib.inflateRawSync, br: zlib.brotliDecompressSync, zstd: zlib.zstdDecompressSync,
+};
 
-async function inflateBounded(input: Buffer, codec: Codec, maxBytes: number, tooLarge: TooLargeCode): Promise<Buffer> {
-  if (input.length <= SYNC_MAX_INPUT) {
+/**
+ * One stage decoded synchronously into at most min(maxBytes, SYNC_MAX_BYTES); undefined when the output is
+ * larger than SYNC_MAX_BYTES but may fit maxBytes (the streaming chain takes over).
+ * HTTP "deflate" is meant to be zlib-wrapped (RFC 9110 §8.4.1.2) but some clients send raw deflate. A zlib
+ * stream starts with CMF/FLG: compression method 8, window ≤ 32 KiB, and CMF·256+FLG divisible by 31
+ * (RFC 1950 §2.2). A raw stream can start with such bytes by chance, so a failed zlib attempt falls back to raw.
+ */
+function decodeSync(input: Buffer, stage: Stage, maxBytes: number, tooLarge: TooLargeCode): Buffer | undefined {
+  const options = { maxOutputLength: Math.max(1, Math.min(maxBytes, SYNC_MAX_BYTES)) };
+  const attempt = (fn: OneShotSync): Buffer | undefined => {
     try {
-      return codec.sync(input, { maxOutputLength: Math.max(1, Math.min(maxBytes, SYNC_MAX_BYTES)) });
+      return fn(input, options);
     } catch (err) {
       if (codeOf(err) !== 'ERR_BUFFER_TOO_LARGE') throw invalidCompression(err);
       if (maxBytes <= SYNC_MAX_BYTES) throw tooLargeError(tooLarge, maxBytes);
+      return undefined;
+    }
+  };
+  if (stage !== 'deflate') return attempt(SYNC[stage]);
+  if (!looksZlibWrapped(input)) return attempt(SYNC.raw);
+  try {
+    return attempt(SYNC.zlib);
+  } catch (e) {
+    if (isSvcError(e) && e.code === 'invalid_compression') return attempt(SYNC.raw);
+    throw e;
+  }
+}
+
+interface ChainOptions {
+  limit: number;
+  tooLarge?: TooLargeCode;
+  lease?: BudgetLease | undefined;
+  /** Stop at the first newline of the output (or at `limit`), without refusing. */
+  untilNewline?: boolean;
+}
+
+/**
+ * The stages (in the order they are undone) as one pipeline of streams from `input`, collecting the output.
+ * A deflate stage is zlib-wrapped when its input says so (the first stage) or by the RFC (later stages); when
+ * the chain fails as invalid_compression with such a guess, it runs again with raw deflate.
+ */
+async function decodeChain(input: Buffer, stages: readonly Stage[], options: ChainOptions, rawDeflate = false): Promise<Buffer> {
+  let guessedZlib = false;
+  const streams = stages.map((stage, i): Transform => {
+    if (stage !== 'deflate') return createStream(stage);
+    const zlibWrapped = !rawDeflate && (i > 0 || looksZlibWrapped(input));
+    guessedZlib ||= zlibWrapped;
+    return createStream(zlibWrapped ? 'zlib' : 'raw');
+  });
+  try {
+    return await collect(input, streams, options);
+  } catch (e) {
+    if (guessedZlib && isSvcError(e) && e.code === 'invalid_compression') return decodeChain(input, stages, options, true);
+    throw e;
+  }
+}
+
+function createStream(stage: Exclude<Stage, 'deflate'> | 'raw'): Transform {
+  const opts = { chunkSize: CHUNK_BYTES };
+  switch (stage) {
+    case 'gzip':
+      return zlib.createGunzip(opts);
+    case 'zlib':
+      return zlib.createInflate(opts);
+    case 'raw':
+      return zlib.createInflateRaw(opts);
+    case 'br':
+      return zlib.createBrotliDecompress(opts);
+    case 'zstd':
+      return zlib.createZstdDecompress(opts);
+  }
+}
+
+/** Runs the chain; every output chunk is counted against the limit and the lease before it is kept. */
+async function collect(input: Buffer, streams: Transform[], options: ChainOptions): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let stopped = false;
+  const sink = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      const room = options.limit - total;
+      if (chunk.length > room && !options.untilNewline) throw tooLargeError(options.tooLarge ?? 'envelope_too_large', options.limit);
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      options.lease?.add(kept.length);
+      chunks.push(kept);
+      total += kept.length;
+      if (options.untilNewline && (total >= options.limit || kept.includes(0x0a))) {
+        stopped = true;
+        return;
+      }
+    }
+  };
+  try {
+    await runPipeline(Readable.from([input]), ...streams, sink);
+  } catch (err) {
+    // Leaving the sink early aborts the streams before it: that is the peek's success.
+    if (!stopped) {
+      options.lease?.drop(sumLengths(chunks));
+      throw isSvcError(err) ? err : invalidCompression(err);
     }
   }
-  return new Promise((resolve, reject) => {
-    codec.async(input, { maxOutputLength: Math.max(1, maxBytes) }, (err, out) => {
-      if (!err) return resolve(out);
-      reject(codeOf(err) === 'ERR_BUFFER_TOO_LARGE' ? tooLargeError(tooLarge, maxBytes) : invalidCompression(err));
-    });
-  });
+  if (chunks.length === 1) return chunks[0];
+  // The copy is counted while both exist; the chunks' share goes back once they are dropped.
+  const held = sumLengths(chunks);
+  options.lease?.add(held);
+  const out = Buffer.concat(chunks, total);
+  options.lease?.drop(held);
+  return out;
+}
+
+/** pipeline's typings have no overload for a spread of transforms; the call itself takes any number. */
+const runPipeline = pipeline as (...stages: Array<NodeJS.ReadableStream | NodeJS.ReadWriteStream | ((source: AsyncIterable<Buffer>) => Promise<void>)>) => Promise<void>;
+
+function sumLengths(chunks: readonly Buffer[]): number {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  return n;
 }
 
 function codeOf(err: unknown): string | undefined {

@@ -29,10 +29,12 @@ export const INVALID_REASONS = [
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 
 /**
- * The quotas, plus two refusals with a 503 that are not quotas: the writer's queue is full (backpressure), or the
- * shared counters are unreachable (the limits cannot be checked, so nothing is let through unmetered).
+ * The quotas, plus refusals with a 503 that are not quotas: the writer's queue is full (backpressure), the database
+ * is unreachable and the node's journal is full, the shared counters are unreachable (the limits cannot be
+ * checked, so nothing is let through unmetered), or the node holds as many request bodies as its inflate budget
+ * allows.
  */
-export const RATE_LIMIT_REASONS = ['project_events_per_minute', 'team_errors_events', 'ingest_queue_full', 'journal_full', 'counters_unavailable'] as const;
+export const RATE_LIMIT_REASONS = ['project_events_per_minute', 'team_errors_events', 'ingest_queue_full', 'journal_full', 'counters_unavailable', 'ingest_overloaded'] as const;
 export type RateLimitReason = (typeof RATE_LIMIT_REASONS)[number];
 
 export type FilterReason = `unsupported_item_type:${DroppedItemType}` | 'unknown_item_type';
@@ -131,6 +133,13 @@ export function rateLimited(reason: RateLimitReason): ItemOutcome {
 export function invalidFromError(e: unknown): ItemOutcome {
   if (isSvcError(e) && isInvalidReason(e.code)) return invalid(e.code);
   return invalid('invalid_event');
+}
+
+/** The outcome of a refused body: ingest_overloaded is rate_limited, an invalid reason invalid; else none. */
+export function outcomeFromError(e: unknown): ItemOutcome | undefined {
+  if (!isSvcError(e)) return undefined;
+  if (e.code === 'ingest_overloaded') return rateLimited('ingest_overloaded');
+  return isInvalidReason(e.code) ? invalid(e.code) : undefined;
 }
 
 /** `accepted`, `filtered`, `rate_limited` or `invalid:<reason>`. */

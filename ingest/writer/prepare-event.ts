@@ -2,9 +2,13 @@
  * The CPU part of writing an event, done off the fast path (STYLE.md a.9), in a worker thread when there is one:
  * parse, scrub (the built-in keys plus the project's own), normalise, group, and hash the person. Pure.
  *
+ * Its text columns are storable (core/storable-text.ts: no NUL, no lone surrogate), so one event never fails a
+ * batch; the stored document is made storable as it is serialised (json-param.ts).
+ *
  * It yields what the writer's transaction needs to group events into issues (PreparedMeta) and the row to insert
  * into events (EventRow: the issue is joined in SQL by fingerprint, so the row needs no issue id).
  */
+import { storableText } from '../../core/storable-text.ts';
 import { fingerprintEvent } from '../lib/fingerprint-event.ts';
 import { normalizeEvent } from '../lib/normalize-event.ts';
 import { parseEventPayload } from '../lib/parse-event-payload.ts';
@@ -67,21 +71,21 @@ export function prepareEvent(input: PrepareInput, payload: Buffer): { meta: Prep
     projectId: input.projectId,
     eventId: event.eventId,
     fingerprint,
-    title: event.title,
-    culprit: event.culprit,
+    title: storableText(event.title),
+    culprit: storableText(event.culprit),
     level: event.level,
     type: event.type,
     timestamp: event.timestamp.getTime(),
     receivedAt: event.receivedAt.getTime(),
   };
-  if (event.release !== undefined) meta.release = event.release;
-  if (event.environment !== undefined) meta.environment = event.environment;
+  if (event.release !== undefined) meta.release = storableText(event.release);
+  if (event.environment !== undefined) meta.environment = storableText(event.environment);
   const person = peopleHash(event.user, { ip: event.autoIp, salt: String(input.projectId) });
   if (person !== undefined) meta.personHash = person;
   const row: EventRow = {
     project_id: input.projectId, event_id: event.eventId, fingerprint, timestamp: event.timestamp.toISOString(),
-    received_at: event.receivedAt.toISOString(), level: event.level, release: event.release ?? null,
-    environment: event.environment ?? null, title: event.title, data: event.data,
+    received_at: event.receivedAt.toISOString(), level: event.level, release: meta.release ?? null,
+    environment: meta.environment ?? null, title: meta.title, data: event.data,
   };
   return { meta, row };
 }

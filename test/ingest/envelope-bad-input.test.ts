@@ -58,6 +58,10 @@ describe('bad envelopes', () => {
     ['event item over 1 MB', () => post(s, url(), eventEnvelope({ message: 'x'.repeat(1024 * 1024 + 10) }), auth()), 413, 'event_too_large'],
     ['decompression bomb over 20 MB', () => post(s, url(), zlib.gzipSync(Buffer.alloc(21 * 1024 * 1024, 0x20)), { ...auth(), 'content-encoding': 'gzip' }), 413, 'envelope_too_large'],
     ['body over 20 MB as sent', () => post(s, url(), Buffer.alloc(20 * 1024 * 1024 + 100, 0x20), auth()), 413, 'envelope_too_large'],
+    // The key is checked before the body is inflated: a bomb with a wrong key is a 403, not a 413.
+    ['bomb with an unknown key', () => post(s, url(), zlib.gzipSync(Buffer.alloc(21 * 1024 * 1024, 0x20)), { ...sentryAuth('0'.repeat(32)), 'content-encoding': 'gzip' }), 403, 'unknown_client_key'],
+    ['bomb with an unknown key in its dsn only', () => post(s, url(), zlib.gzipSync(Buffer.concat([Buffer.from(`{"dsn":"http://${'0'.repeat(32)}@x.test/${p.id}"}\n`), Buffer.alloc(21 * 1024 * 1024, 0x20)])), { 'content-encoding': 'gzip' }), 403, 'unknown_client_key'],
+    ['dsn only, past the first 64 KB', () => post(s, url(), zlib.gzipSync(eventEnvelope(ok, { pad: 'x'.repeat(70 * 1024), dsn: p.dsn })), { 'content-encoding': 'gzip' }), 401, 'missing_client_key'],
     ['store body not JSON', () => post(s, `/api/${p.id}/store/`, '{"message"', auth()), 400, 'invalid_event'],
     ['store body base64 of garbage', () => post(s, `/api/${p.id}/store/`, Buffer.from('not zlib at all').toString('base64'), auth()), 400, 'invalid_compression'],
   ];
@@ -69,16 +73,18 @@ describe('bad envelopes', () => {
   it('stored nothing and counted the refusals of the known project as invalid', async () => {
     const o = await waitFor(async () => {
       const r = await outcomes(s.db, p.id);
-      return Object.values(r).reduce((a, b) => a + b, 0) >= 14 ? r : undefined;
+      return Object.values(r).reduce((a, b) => a + b, 0) >= 18 ? r : undefined;
     });
-    // Refusals before the project is known (compression of an envelope, keys, project) are not counted per project.
+    // Refusals before the project is known (keys, project) are not counted per project; the key is checked before
+    // the body is read, so a body refused after it counts.
     expect(o).toEqual({
       'invalid:invalid_envelope': 6,
       'invalid:invalid_event': 3,
       'invalid:empty_payload': 1,
       'invalid:invalid_event_id': 2,
-      'invalid:invalid_compression': 1,
+      'invalid:invalid_compression': 3,
       'invalid:event_too_large': 1,
+      'invalid:envelope_too_large': 2,
     });
     expect(await countEvents(s.db, p.id)).toBe(0);
     expect(await countEvents(s.db, other.id)).toBe(0);
