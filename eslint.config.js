@@ -1,10 +1,10 @@
 // Lint: TypeScript syntax, named exports only, no `any`, and the one-way import rules of the layout
-// (DESIGN.md section 2): core/ and translators/ import nothing of the project; proxy/ imports translators/ and
-// core/; ingest/ and control-plane/ import core/ only; cli/ and panel/ talk to the REST API only. Tests may reach
-// anywhere.
+// (DESIGN.md section 2): core/ and translators/ import nothing of the project; compressor/ (pure, beside the
+// translators) imports only translators/; proxy/ imports compressor/, translators/ and core/; ingest/ and
+// control-plane/ import core/ only; cli/ and panel/ talk to the REST API only. Tests may reach anywhere.
 import tseslint from 'typescript-eslint';
 
-const FOLDERS = ['core', 'translators', 'proxy', 'ingest', 'control-plane', 'cli', 'server', 'panel'];
+const FOLDERS = ['core', 'translators', 'compressor', 'proxy', 'ingest', 'control-plane', 'cli', 'server', 'panel'];
 
 const onlyFrom = (folder, allowed, message) => ({
   files: [`${folder}/**/*.ts`, `${folder}/**/*.tsx`],
@@ -29,7 +29,8 @@ export default [
   },
   onlyFrom('core', [], 'core/ imports nothing of the project.'),
   onlyFrom('translators', [], 'translators/ imports nothing of the project.'),
-  onlyFrom('proxy', ['core', 'translators'], 'proxy/ imports only translators/ and core/.'),
+  onlyFrom('compressor', ['translators'], 'compressor/ imports only translators/ (the internal model).'),
+  onlyFrom('proxy', ['core', 'translators', 'compressor'], 'proxy/ imports only compressor/, translators/ and core/.'),
   onlyFrom('ingest', ['core'], 'ingest/ imports only core/.'),
   onlyFrom('control-plane', ['core'], 'control-plane/ imports only core/.'),
   onlyFrom('cli', [], 'cli/ talks to the REST API only.'),

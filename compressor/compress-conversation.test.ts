@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { Conversation, Part, Turn } from '../translators/model.ts';
+import { generateSession, DEFAULT_SESSION } from '../test/compression/agent-session.ts';
+import { DEFAULT_COMPRESS_OPTIONS, type CompressOptions } from './compress-options.ts';
+import { compressConversation, duplicateMarker } from './compress-conversation.ts';
+
+const opts: CompressOptions = { ...DEFAULT_COMPRESS_OPTIONS, lossyAtTokens: 30_000 };
+
+function withTurns(conv: Conversation, n: number): Conversation {
+  return { ...conv, turns: conv.turns.slice(0, n) };
+}
+
+function toolPairs(turns: Turn[]): string[] {
+  const ids: string[] = [];
+  for (const t of turns) for (const p of t.parts) if (p.type === 'tool_call' || p.type === 'tool_result') ids.push(`${p.type}:${p.type === 'tool_call' ? p.id : p.callId}`);
+  return ids;
+}
+
+function toolOutputs(conv: Conversation): string {
+  return conv.turns.flatMap((t) => t.parts).filter((p) => p.type === 'tool_result')
+    .flatMap((p) => (p.type === 'tool_result' ? p.content : [])).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+const SEEDS = [1, 2, 3, 4, 5, 6];
+
+describe('compressConversation', () => {
+  it('is deterministic and does not change its input', () => {
+    for (const seed of SEEDS) {
+      const { conversation } = generateSession({ ...DEFAULT_SESSION, seed });
+      const copy = structuredClone(conversation);
+      const a = compressConversation(conversation, opts);
+      const b = compressConversation(structuredClone(conversation), opts);
+      expect(JSON.stringify(a.conversation)).toBe(JSON.stringify(b.conversation));
+      expect(conversation).toEqual(copy);
+    }
+  });
+
+  it('is prefix-stable: a later turn starts with the earlier compressed history while the level holds', () => {
+    for (const seed of SEEDS.slice(0, 3)) {
+      const { conversation } = generateSession({ ...DEFAULT_SESSION, seed, rounds: 100 });
+      let prev = compressConversation(withTurns(conversation, 1), opts);
+      let breaks = 0;
+      let levels = 0;
+      for (let n = 2; n <= conversation.turns.length; n++) {
+        const cur = compressConversation(withTurns(conversation, n), opts);
+        const stable = prev.conversation.turns.every((t, i) => JSON.stringify(t) === JSON.stringify(cur.conversation.turns[i]));
+        if (cur.frontier.level !== prev.frontier.level) levels++;
+        if (!stable) {
+          breaks++;
+          // A rewrite of what was sent before happens only when the frontier moved up a level.
+          expect(cur.frontier.index).toBeGreaterThanOrEqual(prev.frontier.index);
+          expect(cur.frontier.level).not.toBe(prev.frontier.level);
+        }
+        prev = cur;
+      }
+      // At most one break per growth level, plus one when the last-turns rule held the frontier back.
+      expect(breaks).toBeLessThanOrEqual(2 * levels);
+      expect(breaks).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps every tool pair, every marked span, the system prompt, the tools and the last turns', () => {
+    for (const seed of SEEDS) {
+      const { conversation, spans } = generateSession({ ...DEFAULT_SESSION, seed, rounds: 120 });
+      const r = compressConversation(conversation, opts);
+      const out = r.conversation;
+      expect(r.afterTokens).toBeLessThan(r.beforeTokens * 0.8);
+      expect(toolPairs(out.turns)).toEqual(toolPairs(conversation.turns));
+      expect(out.system).toBe(conversation.system);
+      expect(out.tools).toBe(conversation.tools);
+      const outputs = toolOutputs(out);
+      for (const s of spans) expect(outputs).toContain(s);
+      const last = conversation.turns.length - opts.keepLastTurns;
+      for (let i = last; i < conversation.turns.length; i++) expect(out.turns[i]).toBe(conversation.turns[i]);
+      for (let i = r.frontier.index; i < conversation.turns.length; i++) expect(out.turns[i]).toBe(conversation.turns[i]);
+    }
+  });
+
+  it('replaces a repeated output by a reference to the first copy and keeps cache markers and media', () => {
+    const file = Array.from({ length: 400 }, (_, i) => `line ${i} of the file`).join('\n');
+    const image: Part = { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } };
+    const turns: Turn[] = [{ role: 'user', parts: [{ type: 'text', text: 'read it twice' }, image] }];
+    for (let i = 0; i < 12; i++) {
+      turns.push({ role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: 'Read', arguments: {}, argumentsText: '{}' }] });
+      turns.push({ role: 'user', parts: [{ type: 'tool_result', callId: `c${i}`, content: [{ type: 'text', text: file, cache: { type: 'ephemeral' } }], isError: false }] });
+    }
+    const conv: Conversation = { model: 'm', system: [], turns, tools: [], sampling: {}, stream: false, extras: {}, warnings: [] };
+    const r = compressConversation(conv, { ...opts, minTokens: 4000 });
+    expect(r.frontier.index).toBeGreaterThan(4);
+    const results = r.conversation.turns.slice(0, r.frontier.index).flatMap((t) => t.parts).filter((p) => p.type === 'tool_result');
+    expect(results[0].type === 'tool_result' && results[0].content).toEqual([{ type: 'text', text: file, cache: { type: 'ephemeral' } }]);
+    expect(results[1].type === 'tool_result' && results[1].content).toEqual([{ type: 'text', text: duplicateMarker('c0'), cache: { type: 'ephemeral' } }]);
+    expect(r.conversation.turns[0]).toBe(turns[0]);
+    expect(r.saved.duplicates).toBeGreaterThan(0);
+  });
+
+  it('drops reasoning of finished exchanges only when asked, never emptying a turn', () => {
+    const thinking: Part = { type: 'thinking', text: 'x'.repeat(20_000), signature: 'sig', origin: 'messages' };
+    const turns: Turn[] = [];
+    for (let i = 0; i < 10; i++) {
+      turns.push({ role: 'user', parts: [{ type: 'text', text: `question ${i}` }] });
+      turns.push({ role: 'assistant', parts: i % 2 ? [thinking] : [thinking, { type: 'text', text: `answer ${i}` }] });
+    }
+    const conv: Conversation = { model: 'm', system: [], turns, tools: [], sampling: {}, stream: false, extras: {}, warnings: [] };
+    expect(compressConversation(conv, opts).conversation).toBe(conv);
+    const r = compressConversation(conv, { ...opts, dropOldReasoning: true });
+    expect(r.saved.reasoning).toBeGreaterThan(0);
+    for (const [i, t] of r.conversation.turns.entries()) {
+      expect(t.parts.length).toBeGreaterThan(0);
+      if (i >= r.frontier.index - 1) expect(t).toBe(turns[i]);
+    }
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The conversation compressor (issue 13 point 2): a pure function over the internal model, deterministic and
+ * prefix-stable. It rewrites only the turns before the frontier (frontier.ts) and each of those turns only from
+ * itself and the turns before it, so the compressed history of a later turn starts with the compressed history of
+ * an earlier one for as long as the growth level does not change.
+ *
+ * Steps, per tool output of an old turn: the lossless ones (tidy-output.ts: terminal codes, repeated lines,
+ * whitespace and JSON), then a reference to an identical earlier output instead of a second copy, then, past the
+ * lossy threshold, the head-and-tail cut of a huge output (cut-output.ts). Reasoning of earlier exchanges is dropped
+ * only when the caller says the upstream ignores it (`dropOldReasoning`).
+ *
+ * Never touched: the system prompt, the tool definitions, the turns after the frontier (the last turns always),
+ * user and assistant text, tool calls, images, documents, and the pairing of calls with results (no part is removed
+ * but reasoning, and a tool result keeps its call id). Cache markers stay on the block they were on.
+ */
+import type { Conversation, Part, TextPart, ToolResultPart, Turn } from '../translators/model.ts';
+import { tokensOfChars, type CompressOptions } from './compress-options.ts';
+import { cutOutput } from './cut-output.ts';
+import { frontierOf, type Frontier } from './frontier.ts';
+import { tidyOutput } from './tidy-output.ts';
+import { turnChars } from './turn-size.ts';
+
+/** Estimated tokens removed by each step. */
+export interface StepSavings {
+  ansi: number;
+  whitespace: number;
+  duplicates: number;
+  cut: number;
+  reasoning: number;
+}
+
+export interface CompressResult {
+  /** The compressed conversation; the same object when nothing changed. */
+  conversation: Conversation;
+  frontier: Frontier;
+  /** Estimated tokens of the turns, before and after (system prompt and tools are never changed). */
+  beforeTokens: number;
+  afterTokens: number;
+  saved: StepSavings;
+}
+
+export function duplicateMarker(callId: string): string {
+  return `[svc: identical to the output of tool call ${callId} earlier in this conversation; omitted]`;
+}
+
+interface Pass {
+  opts: CompressOptions;
+  lossy: boolean;
+  /** Tidied output text → the id of the call whose result first had it. */
+  seen: Map<string, string>;
+  chars: { ansi: number; whitespace: number; duplicates: number; cut: number; reasoning: number };
+}
+
+/** The outputs of a result when it holds text only (results with media are left alone). */
+function textOnly(r: ToolResultPart): TextPart[] | undefined {
+  return r.content.every((c) => c.type === 'text') ? (r.content as TextPart[]) : undefined;
+}
+
+function compressResult(r: ToolResultPart, pass: Pass): ToolResultPart {
+  const texts = textOnly(r);
+  if (texts === undefined || texts.length === 0) return r;
+  const joined = texts.map((t) => t.text).join('\n');
+  const tidy = tidyOutput(joined);
+  pass.chars.ansi += tidy.ansi;
+  pass.chars.whitespace += tidy.whitespace;
+  let text = tidy.text;
+  const first = pass.seen.get(text);
+  if (first !== undefined && tokensOfChars(text.length) >= pass.opts.dedupeMinTokens) {
+    const marker = duplicateMarker(first);
+    if (marker.length < text.length) {
+      pass.chars.duplicates += text.length - marker.length;
+      text = marker;
+    }
+  } else {
+    if (first === undefined) pass.seen.set(text, r.callId);
+    if (pass.lossy) {
+      const cut = cutOutput(text, pass.opts);
+      pass.chars.cut += text.length - cut.length;
+      text = cut;
+    }
+  }
+  if (text === joined) return r;
+  // One text block in place of the originals, carrying the cache marker of the last one (the breakpoint's place).
+  const cache = texts[texts.length - 1].cache;
+  const part: TextPart = cache ? { type: 'text', text, cache } : { type: 'text', text };
+  return { ...r, content: [part] };
+}
+
+/** An assistant turn's parts without reasoning, when it keeps something else (a turn is never emptied). */
+function withoutReasoning(parts: Part[], pass: Pass): Part[] {
+  const kept = parts.filter((p) => p.type !== 'thinking' && p.type !== 'redacted_thinking');
+  if (kept.length === parts.length || kept.length === 0) return parts;
+  for (const p of parts) if (p.type === 'thinking' || p.type === 'redacted_thinking') pass.chars.reasoning += p.type === 'thinking' ? p.text.length : p.data.length;
+  return kept;
+}
+
+/** The last user turn before `end` that the user wrote (not only tool results): exchanges before it are over. */
+function lastExchangeStart(turns: readonly Turn[], end: number): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const t = turns[i];
+    if (t.role === 'user' && t.parts.some((p) => p.type !== 'tool_result')) return i;
+  }
+  return 0;
+}
+
+function compressTurn(turn: Turn, pass: Pass, reasoningDroppable: boolean): Turn {
+  let parts = turn.parts;
+  if (reasoningDroppable && turn.role === 'assistant') parts = withoutReasoning(parts, pass);
+  let changed = parts !== turn.parts;
+  const out = parts.map((p) => {
+    if (p.type !== 'tool_result') return p;
+    const r = compressResult(p, pass);
+    if (r !== p) changed = true;
+    return r;
+  });
+  return changed ? { ...turn, parts: out } : turn;
+}
+
+export function compressConversation(conv: Conversation, opts: CompressOptions): CompressResult {
+  const sizes = conv.turns.map(turnChars);
+  const beforeChars = sizes.reduce((a, b) => a + b, 0);
+  const frontier = frontierOf(sizes, opts);
+  const pass: Pass = { opts, lossy: frontier.lossy, seen: new Map(), chars: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
+  const beforeTokens = tokensOfChars(beforeChars);
+  if (frontier.index === 0) {
+    return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
+  }
+  // Reasoning is dropped only from exchanges that ended before the frontier (never inside a tool loop still open).
+  const reasoningEnd = opts.dropOldReasoning ? lastExchangeStart(conv.turns, frontier.index) : 0;
+  let changed = false;
+  const turns = conv.turns.map((t, i) => {
+    if (i >= frontier.index) return t;
+    const c = compressTurn(t, pass, i < reasoningEnd);
+    if (c !== t) changed = true;
+    return c;
+  });
+  const c = pass.chars;
+  const saved: StepSavings = {
+    ansi: tokensOfChars(c.ansi), whitespace: tokensOfChars(c.whitespace), duplicates: tokensOfChars(c.duplicates),
+    cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning),
+  };
+  if (!changed) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved };
+  const afterChars = turns.reduce((n, t) => n + turnChars(t), 0);
+  return { conversation: { ...conv, turns }, frontier, beforeTokens, afterTokens: tokensOfChars(afterChars), saved };
+}

@@ -1,0 +1,42 @@
+/**
+ * The knobs of the compressor (issue 13 point 2). Every threshold is in estimated tokens (characters / 4: the
+ * compressor must not depend on a tokenizer, and an estimate is enough to place thresholds).
+ */
+export interface CompressOptions {
+  /** No compression at all below this conversation size; also the size of the first growth level. */
+  minTokens: number;
+  /** The frontier (what may be rewritten) moves only when the conversation grew by this factor (1.25 = 25 %). */
+  growth: number;
+  /** The last N turns are never touched. */
+  keepLastTurns: number;
+  /** Past this conversation size (a share of the model's context), the lossy steps run on old turns. */
+  lossyAtTokens: number;
+  /** A tool output larger than this is cut to its head and tail by the lossy step. */
+  hugeOutputTokens: number;
+  /** What the lossy cut keeps at each end of a huge output. */
+  keepHeadTokens: number;
+  keepTailTokens: number;
+  /** Tool outputs smaller than this are never replaced by a reference to an identical earlier copy. */
+  dedupeMinTokens: number;
+  /** Reasoning of earlier exchanges may be dropped (only where the upstream ignores it anyway). */
+  dropOldReasoning: boolean;
+}
+
+export const DEFAULT_COMPRESS_OPTIONS: Readonly<CompressOptions> = Object.freeze({
+  minTokens: 8_000,
+  growth: 1.25,
+  keepLastTurns: 4,
+  lossyAtTokens: 64_000,
+  hugeOutputTokens: 2_000,
+  keepHeadTokens: 400,
+  keepTailTokens: 400,
+  dedupeMinTokens: 64,
+  dropOldReasoning: false,
+});
+
+/** Characters per estimated token. */
+export const CHARS_PER_TOKEN = 4;
+
+export function tokensOfChars(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
