@@ -19,7 +19,7 @@ export interface Server {
 
 export async function buildServer(ctx: AppContext, role: Role, opts: { schedulerRetryMs?: number; extraFeatures?: Feature[] } = {}): Promise<Server> {
   const nodeId = randomHex(4);
-  const app = createApp({ log: ctx.log, bodyLimit: ctx.config.bodyLimitBytes, trustProxy: ctx.config.trustProxy });
+  const app = createApp({ log: ctx.log, bodyLimit: ctx.config.bodyLimitBytes, trustProxy: ctx.config.trustProxy, requestTimeoutMs: ctx.config.requestBodyTimeoutMs });
   const scheduler = new Scheduler(ctx, nodeId, opts.schedulerRetryMs);
   const active = [...features(), ...(opts.extraFeatures ?? [])].filter((f) => f.roles.includes(role) || role === 'all');
   metaRoutes(app, ctx, { roles: role === 'all' ? ['proxy', 'control-plane'] : [role], capabilities: active.flatMap((f) => f.capabilities), nodeId });

@@ -1,11 +1,18 @@
 /**
  * Builds the one fastify instance every role mounts its plugins on, with the family's conventions installed once:
- * the error object for every refusal, 404 route_not_found vs 405 method_not_allowed, strict JSON schemas (unknown
- * fields refused), a body limit, and request logging without secrets.
+ * the error object for every refusal (also those fastify and Node's parser make before any route runs: bad URL,
+ * oversized headers, malformed HTTP, slow requests), 404 route_not_found vs 405 method_not_allowed, strict JSON
+ * schemas (unknown fields refused), a body limit, a request timeout, and request logging without secrets.
+ *
+ * The request timeout (SVC_REQUEST_BODY_TIMEOUT_MS) is Node's `requestTimeout`: it bounds the time to receive a whole
+ * request, headers and body, and stops counting once the request is complete, so an answer may stream for as long
+ * as it needs (LLM streams last minutes). Node checks it every `connectionsCheckingInterval`, so a trickling body is
+ * cut between the timeout and a tenth of it later (at most 5 s later).
  */
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Logger } from '../logger.ts';
 import { svcError } from '../errors.ts';
+import { clientErrorHandler } from './client-error.ts';
 import { sendError } from './reply-error.ts';
 import { OpenApiCollector } from './openapi.ts';
 import { lazyRequestChildren } from './lazy-request-logger.ts';
@@ -24,10 +31,23 @@ function pathRegex(url: string): RegExp {
   return new RegExp(`^${pattern}/?$`);
 }
 
-export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: boolean | string }): FastifyInstance {
+/** Node's default time to receive the headers; never longer than the whole request's. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: boolean | string; requestTimeoutMs?: number }): FastifyInstance {
+  const requestTimeout = opts.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     loggerInstance: opts.log,
     bodyLimit: opts.bodyLimit,
+    requestTimeout,
+    http: {
+      requestTimeout,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+      connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.round(requestTimeout / 10))),
+    },
+    clientErrorHandler: clientErrorHandler(opts.log, requestTimeout),
+    // Bad percent-encoding in the path, an over-long path parameter: fastify answers these itself unless told.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
     // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
