@@ -31,6 +31,10 @@ export const ERRORS = {
   internal_error: def(500, 'An internal error occurred.'),
   service_unavailable: def(503, 'The service is temporarily unavailable; retry later.'),
   conflict: def(409, 'The resource already exists.'),
+  bad_request: def(400, 'The request is not valid HTTP.'),
+  request_timeout: def(408, 'The request was not received in time; send it again, faster.'),
+  request_headers_too_large: def(431, 'The request headers are larger than allowed.'),
+  private_target_refused: def(400, 'The URL points at a private, loopback or link-local address, which this instance does not allow.'),
 
   // --- identity ---
   unauthenticated: def(401, 'Authentication is required: send a valid token in the Authorization header.'),
@@ -49,7 +53,6 @@ export const ERRORS = {
 
   // --- webhooks ---
   invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),
-  webhook_private_address: def(400, 'The webhook URL points at a private or loopback address, which this instance does not allow.'),
 
   // --- MCP ---
   unsupported_protocol_version: def(400, 'The MCP-Protocol-Version header names a protocol version this server does not support.'),
