@@ -5,16 +5,25 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call, onSignedOut } from './api/client.ts';
 import type { Me } from './api/views.ts';
-import { navigate, useRoute } from './router.ts';
+import { match, navigate, useRoute } from './router.ts';
 import { applyTheme, savedTheme, type Theme } from './theme.ts';
 import { Loading } from './components/states.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Keys } from './pages/keys.tsx';
+import { UsagePage } from './pages/usage.tsx';
+import { Accounts } from './pages/accounts.tsx';
+import { Playground } from './pages/playground.tsx';
+import { Issues } from './pages/issues.tsx';
+import { IssuePage } from './pages/issue.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
   { href: '/ai/keys', label: 'Keys' },
+  { href: '/ai/usage', label: 'Usage' },
+  { href: '/ai/accounts', label: 'Accounts' },
+  { href: '/ai/playground', label: 'Playground' },
+  { href: '/errors', label: 'Issues' },
 ];
 
 const here = () => location.pathname + location.search;
@@ -100,6 +109,12 @@ function Shell({ me, path, query }: { me: Me; path: string; query: URLSearchPara
 function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParams }) {
   if (path === '/ai') return <Overview me={me} />;
   if (path === '/ai/keys') return <Keys me={me} />;
+  if (path === '/ai/usage') return <UsagePage query={query} />;
+  if (path === '/ai/accounts') return <Accounts me={me} />;
+  if (path === '/ai/playground') return <Playground me={me} />;
+  if (path === '/errors') return <Issues me={me} query={query} />;
+  const issue = match('/errors/issues/:id', path);
+  if (issue) return <IssuePage id={issue.id} />;
   return (
     <section>
       <h1>Page not found</h1>

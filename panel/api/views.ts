@@ -136,16 +136,22 @@ export interface Issue {
 }
 
 export interface IssueDetail extends Issue {
-  hourly?: { at: string; count: number }[];
+  resolved_in_release: string | null;
+  ignore_remaining: number | null;
+  hourly: { hour: string; count: number }[];
 }
 
-export interface StoredEvent {
+export interface EventSummary {
   event_id: string;
-  received_at?: string;
-  timestamp?: string;
-  release?: string | null;
-  environment?: string | null;
-  level?: string;
+  title: string;
+  level: string;
+  release: string | null;
+  environment: string | null;
+  timestamp: string;
+  received_at: string;
+}
+
+export interface StoredEvent extends EventSummary {
   data: SentryEvent;
 }
 
@@ -168,7 +174,8 @@ export interface SentryEvent {
   breadcrumbs?: { values?: Breadcrumb[] } | Breadcrumb[];
   tags?: Record<string, string> | [string, string][];
   user?: Record<string, unknown>;
-  request?: { url?: string; method?: string };
+  request?: { url?: string; method?: string; headers?: Record<string, string> | [string, string][] };
+  contexts?: Record<string, Record<string, unknown>>;
 }
 
 export interface Breadcrumb {

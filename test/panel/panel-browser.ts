@@ -67,3 +67,13 @@ export const screenshotDir = mkdtempSync(join(tmpdir(), 'svc-panel-shots-'));
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 }
+
+/** Signs in through the panel's form and waits for the page asked for. */
+export async function signIn(page: Page, baseUrl: string, path: string, username: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.waitForURL(/\/sign-in\?next=/);
+  await page.getByLabel('User name').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${baseUrl}${path}`);
+}
