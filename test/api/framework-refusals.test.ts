@@ -78,6 +78,11 @@ describe('a request body that trickles', () => {
     expect(e.details).toEqual({ timeout_ms: 1000 });
   });
 
+  it('cuts headers that trickle in the same way', async () => {
+    const a = await rawHttp(g.s.url, { head: 'GET /api/v1/teams HTTP/1.1\r\nHost: x\r\n', pieces: new Array<string>(1000).fill('X-Slow: y\r\n'), everyMs: 50 });
+    expectErrorObject(a, 408, 'request_timeout');
+  });
+
   it('gets no second answer when the route already refused it before reading the body', async () => {
     // A token that is not an API token is refused as soon as the headers are read.
     const head = 'POST /api/v1/teams HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-a-valid-token-0123456789\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
