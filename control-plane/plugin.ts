@@ -26,6 +26,7 @@ import { usageRoutes } from './usage/usage-routes.ts';
 import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { installErrorTracking } from './projects/install-error-tracking.ts';
+import { compressionRoutes } from './settings/compression-routes.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -50,6 +51,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     teamsRoutes(app, ctx);
     aiRoutes(app, ctx);
     usageRoutes(app, ctx);
+    compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     installErrorTracking(app, ctx, { scheduler, search, tools });
     webhooksRoutes(app, ctx);

@@ -13,6 +13,7 @@ import { hashSecret, newId, newSecret } from '../../core/ids.ts';
 import { rfc3339 } from '../../core/clock.ts';
 import { readKeyLimits, type KeyLimits } from '../../core/ai/key-limits.ts';
 import { readTeamLimits } from '../../core/team-limits.ts';
+import type { CompressionMode } from '../../core/ai/compression-settings.ts';
 
 export const LOG_BODIES = ['off', '1d', '7d', '30d'] as const;
 export type LogBodies = (typeof LOG_BODIES)[number];
@@ -27,6 +28,8 @@ export interface KeyRow {
   allowed_models: string[];
   limits: unknown;
   log_bodies: LogBodies;
+  /** Compression mode of the key's calls; null inherits (docs/compression.md). */
+  compression: CompressionMode | null;
   disabled: boolean;
   created_by: string | null;
   created_at: Date;
@@ -46,6 +49,7 @@ export function keyView(k: KeyRow): Record<string, unknown> {
     models: k.allowed_models,
     limits: readKeyLimits(k.limits),
     log_bodies: k.log_bodies,
+    compression: k.compression,
     disabled: k.disabled,
     created_by: k.created_by,
     created_at: rfc3339(k.created_at),
@@ -87,6 +91,7 @@ export interface NewKey {
   models: string[];
   limits: KeyLimits;
   logBodies: LogBodies;
+  compression: CompressionMode | null;
   createdBy: string | null;
 }
 
@@ -107,9 +112,9 @@ export async function createKey(ctx: AppContext, k: NewKey): Promise<{ row: KeyR
     }
     const now = new Date(ctx.clock.now());
     const r = await q.query<KeyRow>(
-      `INSERT INTO gateway_keys (id, team_id, owner_user_id, name, key_hash, key_hint, allowed_models, limits, log_bodies, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
-      [newId('key_'), k.teamId, k.ownerUserId, k.name, hashSecret(secret), `sk-svc-…${secret.slice(-4)}`, k.models, JSON.stringify(k.limits), k.logBodies, k.createdBy, now],
+      `INSERT INTO gateway_keys (id, team_id, owner_user_id, name, key_hash, key_hint, allowed_models, limits, log_bodies, compression, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *`,
+      [newId('key_'), k.teamId, k.ownerUserId, k.name, hashSecret(secret), `sk-svc-…${secret.slice(-4)}`, k.models, JSON.stringify(k.limits), k.logBodies, k.compression, k.createdBy, now],
     );
     return r.rows[0];
   });

@@ -15,6 +15,7 @@ import { LOG_BODIES, createKey, keyView, loadVisibleKey, visibleKeysWhere, type 
 import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
 import { applyLogBodiesChange } from '../calls/call-bodies.ts';
+import { COMPRESSION_MODES, type CompressionMode } from '../../core/ai/compression-settings.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const MAX_KEY_MODELS = 100;
@@ -23,6 +24,10 @@ const FIELDS = {
   models: { ...MODEL_LIST_SCHEMA, description: 'Allowed model ids, alias names or * patterns; empty = every model.' },
   limits: KEY_LIMITS_SCHEMA,
   log_bodies: { type: 'string', enum: [...LOG_BODIES], description: 'Keep request and response bodies: off, or for 1d, 7d or 30d.' },
+  compression: {
+    type: ['string', 'null'], enum: [...COMPRESSION_MODES, null],
+    description: "Compression of this key's calls: off, audit-only or on; null inherits. It can only lower the team's and the instance's mode.",
+  },
 } as const;
 
 type LimitsInput = Partial<Record<KeyLimitName, number | null>>;
@@ -53,7 +58,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const p = principal(req);
     const teamId = await requireTeamOfRequest(ctx.db, req);
     requireTeam(p, teamId, 'write');
-    const b = req.body as { name: string; own: boolean; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies };
+    const b = req.body as { name: string; own: boolean; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null };
     if (b.own && !p.userId) throw svcError('validation_failed', 'The admin token belongs to no user, so it cannot create an own key; create a team key or use a user token.', { field: 'own' });
     const models = checkModelList(b.models ?? [], 'models', { patterns: true, max: MAX_KEY_MODELS });
     const { row, secret } = await createKey(ctx, {
@@ -63,6 +68,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
       models,
       limits: normaliseKeyLimits(b.limits ?? {}),
       logBodies: b.log_bodies ?? 'off',
+      compression: b.compression ?? null,
       createdBy: p.userId,
     });
     await ctx.caches.invalidate(GATEWAY_KEYS_CACHE, row.key_hash);
@@ -99,7 +105,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.patch('/api/v1/keys/:id', {
     schema: {
       tags: ['ai'],
-      summary: 'Change a gateway key: name, models, limits (replaces the whole object), log_bodies, disabled',
+      summary: 'Change a gateway key: name, models, limits (replaces the whole object), log_bodies, compression, disabled',
       params: ID_PARAMS,
       body: { type: 'object', additionalProperties: false, properties: { name: NAME, ...FIELDS, disabled: { type: 'boolean' } } },
     },
@@ -107,13 +113,14 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const p = principal(req);
     const k = await loadVisibleKey(ctx.db, p, (req.params as { id: string }).id);
     requireTeam(p, k.team_id, 'write');
-    const b = req.body as { name?: string; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; disabled?: boolean };
+    const b = req.body as { name?: string; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null; disabled?: boolean };
     const sets: string[] = [];
     const params: unknown[] = [k.id];
     if (b.name !== undefined) sets.push(`name = $${params.push(cleanName(b.name))}`);
     if (b.models !== undefined) sets.push(`allowed_models = $${params.push(checkModelList(b.models, 'models', { patterns: true, max: MAX_KEY_MODELS }))}`);
     if (b.limits !== undefined) sets.push(`limits = $${params.push(JSON.stringify(normaliseKeyLimits(b.limits)))}`);
     if (b.log_bodies !== undefined) sets.push(`log_bodies = $${params.push(b.log_bodies)}`);
+    if (b.compression !== undefined) sets.push(`compression = $${params.push(b.compression)}`);
     if (b.disabled !== undefined) sets.push(`disabled = $${params.push(b.disabled)}`);
     if (sets.length === 0) return keyView(k);
     sets.push(`updated_at = $${params.push(new Date(ctx.clock.now()))}`);

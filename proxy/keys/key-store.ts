@@ -13,6 +13,7 @@ import { GATEWAY_KEYS_CACHE } from '../../core/ai/cache-names.ts';
 import { readKeyLimits, type KeyLimits } from '../../core/ai/key-limits.ts';
 import { matchesModel } from '../../core/ai/model-pattern.ts';
 import { hashSecret } from '../../core/ids.ts';
+import type { CompressionMode } from '../../core/ai/compression-settings.ts';
 
 export interface GatewayKey {
   id: string;
@@ -23,6 +24,9 @@ export interface GatewayKey {
   allowedModels: readonly string[];
   limits: KeyLimits;
   logBodies: string;
+  /** The key's and its team's compression modes; null inherits (read with the key, so the hot path has them). */
+  compression: CompressionMode | null;
+  teamCompression: CompressionMode | null;
   /** Whether the key may call `model` (memoised per key: the answer never changes for a cached record). */
   allows(model: string): boolean;
 }
@@ -35,6 +39,8 @@ interface KeyRow {
   allowed_models: string[];
   limits: unknown;
   log_bodies: string;
+  compression?: CompressionMode | null;
+  team_compression?: CompressionMode | null;
 }
 
 const NEGATIVE_TTL_MS = 5_000;
@@ -53,6 +59,8 @@ export function toGatewayKey(r: KeyRow): GatewayKey {
     allowedModels: patterns,
     limits: readKeyLimits(r.limits),
     logBodies: r.log_bodies,
+    compression: r.compression ?? null,
+    teamCompression: r.team_compression ?? null,
     allows(model) {
       if (patterns.length === 0) return true;
       let ok = memo.get(model);
@@ -114,8 +122,9 @@ export class KeyStore {
 
   async #load(hash: string): Promise<GatewayKey> {
     const r = await this.#ctx.db.query<KeyRow>(
-      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies FROM gateway_keys
-        WHERE key_hash = $1 AND deleted_at IS NULL AND NOT disabled`,
+      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies, compression,
+              (SELECT t.compression FROM teams t WHERE t.id = team_id) AS team_compression
+         FROM gateway_keys WHERE key_hash = $1 AND deleted_at IS NULL AND NOT disabled`,
       [hash],
     );
     // Thrown, not returned: LookupCache keeps only successful loads, so unknown hashes stay out of it.

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StyleName } from '../../translators/model.ts';
 import type { GatewayKey } from '../keys/key-store.ts';
+import type { CallCompression } from '../compression/compression-service.ts';
 
 export interface GatewayCall {
   clientStyle: StyleName;
@@ -25,4 +26,6 @@ export interface GatewayCall {
   /** performance.now() when the request arrived. */
   startedAt: number;
   at: Date;
+  /** Compression settings and the answer's outcome header (proxy/compression/); absent = never compressed. */
+  compression?: CallCompression;
 }

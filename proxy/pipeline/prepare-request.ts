@@ -9,12 +9,17 @@
  * Different styles: the body is decoded once into the internal model and encoded for each upstream style tried;
  * parameters the upstream style cannot express come back as warnings (sent as `X-Svc-Warning`) or as a
  * TranslationError (400) when dropping them would change the meaning.
+ *
+ * Compression (DESIGN.md §3 step 6, proxy/compression/call-compressor.ts) comes first: when it changes the
+ * conversation, the compressed conversation is encoded for the upstream, same style or not; otherwise (mode `off`,
+ * `audit-only`, or nothing to compress) the request is prepared exactly as above.
  */
 import type { Conversation, StyleName } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import { checkMedia } from './check-media.ts';
+import { CallCompressor } from '../compression/call-compressor.ts';
 import { addTopLevelBytes, addTopLevelField, replaceNestedValue, replaceTopLevelValue } from './rewrite-json-body.ts';
 
 export interface PreparedRequest {
@@ -45,9 +50,11 @@ export class RequestPreparer {
   #call: GatewayCall;
   #conv: Conversation | undefined;
   #checked = false;
+  #compressor: CallCompressor | undefined;
 
   constructor(call: GatewayCall) {
     this.#call = call;
+    if (call.compression) this.#compressor = new CallCompressor(call, call.compression, () => this.conversation());
   }
 
   /** The call being prepared (rotation reads its session key). */
@@ -70,19 +77,31 @@ export class RequestPreparer {
     const call = this.#call;
     const profile = account.profile;
     const path = call.op === 'count' && profile.countPath ? profile.countPath(model) : profile.generatePath(model, call.stream);
-    if (account.style === call.clientStyle) return this.#same(model, account, path);
-    const base = this.conversation();
+    const compression = this.#compressor?.forAttempt(model, account.style, account.provider);
+    if (compression?.conversation) return this.#encode(compression.conversation, model, account, path, compression.warnings);
+    if (account.style === call.clientStyle) return this.#same(model, account, path, compression?.warnings);
+    return this.#encode(this.conversation(), model, account, path, compression?.warnings);
+  }
+
+  #encode(base: Conversation, model: string, account: UpstreamAccount, path: string, extraWarnings: readonly string[] = []): PreparedRequest {
+    const call = this.#call;
     // Checked once, and only when translating: a same-style upstream judges its own input.
-    if (!this.#checked) {
+    if (!this.#checked && account.style !== call.clientStyle) {
       checkMedia(base);
       this.#checked = true;
     }
-    const conv: Conversation = { ...base, model, warnings: [...base.warnings] };
+    const conv: Conversation = { ...base, model, warnings: [...base.warnings, ...extraWarnings] };
     const body = JSON.stringify(getStyle(account.style).encodeRequest(conv));
-    return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false };
+    if (account.style !== call.clientStyle) {
+      return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false };
+    }
+    // A compressed same-style call: the answer still passes through untouched; the chat encoder always asks for
+    // the usage chunk, hidden from a client that did not.
+    const hideUsageChunk = call.clientStyle === 'chat' && call.stream && !call.includeUsage;
+    return { same: true, upstreamStyle: account.style, path, headers: this.#sameHeaders(), body, warnings: conv.warnings, hideUsageChunk };
   }
 
-  #same(model: string, account: UpstreamAccount, path: string): PreparedRequest {
+  #same(model: string, account: UpstreamAccount, path: string, warnings: readonly string[] = []): PreparedRequest {
     const call = this.#call;
     let text: string | undefined;
     let body: Buffer | undefined;
@@ -98,11 +117,16 @@ export class RequestPreparer {
       } else if (text !== undefined) text = addTopLevelField(text, 'stream_options', { include_usage: true });
       else body = addTopLevelBytes(call.raw, INCLUDE_USAGE);
     }
+    return { same: true, upstreamStyle: account.style, path, headers: this.#sameHeaders(), body: text ?? body ?? call.raw, warnings, hideUsageChunk };
+  }
+
+  /** A same-style upstream gets the client's version headers (messages `anthropic-version`/`anthropic-beta`). */
+  #sameHeaders(): Record<string, string> {
     let headers: Record<string, string> = JSON_HEADERS;
     for (const name of KEEP_HEADERS) {
-      const v = call.headers[name];
+      const v = this.#call.headers[name];
       if (typeof v === 'string') headers = { ...headers, [name]: v };
     }
-    return { same: true, upstreamStyle: account.style, path, headers, body: text ?? body ?? call.raw, warnings: [], hideUsageChunk };
+    return headers;
   }
 }

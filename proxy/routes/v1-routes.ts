@@ -13,6 +13,7 @@ import type { StyleName } from '../../translators/model.ts';
 import type { Gateway } from '../gateway.ts';
 import { authenticate, buildCall, jsonBody, requireModel } from '../http/provider-request.ts';
 import { runCall } from '../pipeline/run-call.ts';
+import { compressionOf } from '../compression/compression-service.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
 import { modelListOf, modelReply, modelsForKey } from './list-models.ts';
 import { statelessResponsesWarnings } from './stateless-responses-warnings.ts';
@@ -41,6 +42,7 @@ export function v1Routes(gw: Gateway) {
         const so = body.stream_options as { include_usage?: unknown } | undefined;
         return { op: 'generate', model: requireModel(body.model), stream, jsonArray: false, includeUsage: stream && so?.include_usage === true, raw, body };
       });
+      call.compression = compressionOf(gw.ctx).forCall(reply.raw);
       await runCall(gw, call, reply);
     });
 
@@ -53,6 +55,7 @@ export function v1Routes(gw: Gateway) {
         const warnings = statelessResponsesWarnings(body);
         return { op: 'generate', model, stream: body.stream === true, jsonArray: false, includeUsage: false, raw, body, warnings };
       });
+      call.compression = compressionOf(gw.ctx).forCall(reply.raw);
       await runCall(gw, call, reply);
     });
 
@@ -65,6 +68,7 @@ export function v1Routes(gw: Gateway) {
           const stream = op === 'generate' && body.stream === true;
           return { op, model: requireModel(body.model), stream, jsonArray: false, includeUsage: false, raw, body };
         });
+        call.compression = compressionOf(gw.ctx).forCall(reply.raw);
         await (op === 'count' ? runCountTokens(gw, call, reply) : runCall(gw, call, reply));
       });
     }

@@ -9,6 +9,7 @@ import { svcError } from '../../core/errors.ts';
 import type { Gateway } from '../gateway.ts';
 import { authenticate, buildCall, jsonBody } from '../http/provider-request.ts';
 import { runCall } from '../pipeline/run-call.ts';
+import { compressionOf } from '../compression/compression-service.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
 import { generativeModelList, modelsForKey, modelReply } from './list-models.ts';
 
@@ -31,6 +32,7 @@ export function generativeCall(gw: Gateway) {
       const alt = (req.query as { alt?: unknown }).alt;
       return { op: action === 'countTokens' ? 'count' : 'generate', model, stream, jsonArray: stream && alt !== 'sse', includeUsage: false, raw, body };
     });
+    call.compression = compressionOf(gw.ctx).forCall(reply.raw);
     await (call.op === 'count' ? runCountTokens(gw, call, reply) : runCall(gw, call, reply));
   };
 }

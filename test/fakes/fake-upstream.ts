@@ -62,6 +62,8 @@ export interface FakeCall {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** The request body as it arrived (for byte-for-byte comparisons). */
+  raw: string;
   /** The client closed the connection before the answer was complete. */
   aborted: boolean;
 }
@@ -156,7 +158,7 @@ export class FakeUpstream {
       return this.#send(res, 400, this.wire.error(400, 'The body is not JSON.'));
     }
     const url = new URL(req.url ?? '/', 'http://fake');
-    const call: FakeCall = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, aborted: false };
+    const call: FakeCall = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, raw, aborted: false };
     this.calls.push(call);
     res.on('close', () => {
       if (!res.writableFinished) call.aborted = true;

@@ -1,0 +1,122 @@
+/**
+ * Compression of one gateway call, attempt by attempt (DESIGN.md §3 step 6: after the account is picked, before
+ * translation). For each (model, upstream style) it works out the mode (compression-plan.ts) and then:
+ * - `off`: nothing; the request is prepared exactly as without compression (a same-style call passes its bytes).
+ * - `audit-only`: nothing on the request; the answer says `X-Svc-Compression: mode=audit-only`, and once the
+ *   answer is complete the compressor runs and its savings are recorded.
+ * - `on`: the conversation (decoded once) is compressed; once it is past the compressor's first threshold, the
+ *   compressed conversation is what the preparer encodes, same style or not. The answer says `mode=on; before=N; after=M; estimated`.
+ * A failure of the compressor never fails the call: the request goes uncompressed with an `X-Svc-Warning`.
+ */
+import type { Conversation, StyleName } from '../../translators/model.ts';
+import { compressConversation, type CompressResult } from '../../compressor/compress-conversation.ts';
+import type { CompressOptions } from '../../compressor/compress-options.ts';
+import type { GatewayCall } from '../pipeline/gateway-call.ts';
+import { sessionKeyOf } from '../rotation/session-key.ts';
+import type { CallCompression } from './compression-service.ts';
+import { headerMode, planCompression } from './compression-plan.ts';
+import { newRecordId } from './compression-records.ts';
+
+export interface AttemptCompression {
+  /** The conversation to encode instead of the client's request; undefined = prepare the request as usual. */
+  conversation?: Conversation;
+  warnings: readonly string[];
+}
+
+const NONE: AttemptCompression = { warnings: [] };
+
+interface Pending {
+  model: string;
+  provider: string;
+  mode: 'audit-only' | 'on';
+  options: CompressOptions;
+  result?: CompressResult;
+}
+
+export function compressionHeaderValue(r: CompressResult): string {
+  return `mode=on; before=${r.beforeTokens}; after=${r.afterTokens}; estimated`;
+}
+
+export class CallCompressor {
+  #call: GatewayCall;
+  #handle: CallCompression;
+  #conversation: () => Conversation;
+  #results = new Map<string, CompressResult>();
+  /** What the last attempt did, recorded once the answer is complete. */
+  #pending: Pending | undefined;
+  #scheduled = false;
+
+  constructor(call: GatewayCall, handle: CallCompression, conversation: () => Conversation) {
+    this.#call = call;
+    this.#handle = handle;
+    this.#conversation = conversation;
+  }
+
+  forAttempt(model: string, upstreamStyle: StyleName, provider: string): AttemptCompression {
+    const call = this.#call;
+    if (call.op !== 'generate') return NONE;
+    // An unknown header value is the caller's mistake: 400 before any upstream call.
+    const header = headerMode(call.headers);
+    const plan = planCompression(this.#handle.settings(), call.key, header, model, upstreamStyle);
+    if (plan.mode === 'off') {
+      this.#handle.answerHeader(undefined);
+      this.#pending = undefined;
+      return NONE;
+    }
+    this.#schedule();
+    if (plan.mode === 'audit-only') {
+      this.#handle.answerHeader('mode=audit-only');
+      this.#pending = { model, provider, mode: 'audit-only', options: plan.options };
+      return NONE;
+    }
+    let result: CompressResult;
+    try {
+      result = this.#compress(plan.options);
+    } catch (err) {
+      this.#handle.answerHeader(undefined);
+      this.#pending = undefined;
+      return { warnings: [`The conversation was sent uncompressed: ${err instanceof Error ? err.message : String(err)}`] };
+    }
+    this.#handle.answerHeader(compressionHeaderValue(result));
+    this.#pending = { model, provider, mode: 'on', options: plan.options, result };
+    // Once the compressor is active (a frontier), every turn is encoded from the model, changed or not, so that the
+    // bytes of the history stay the same from turn to turn; below it, the client's bytes pass as they are.
+    return result.frontier.index === 0 ? NONE : { conversation: result.conversation, warnings: [] };
+  }
+
+  /** One compression per set of options (attempts of the same thresholds share it). */
+  #compress(options: CompressOptions): CompressResult {
+    const id = JSON.stringify(options);
+    let r = this.#results.get(id);
+    if (r === undefined) {
+      r = compressConversation(this.#conversation(), options);
+      this.#results.set(id, r);
+    }
+    return r;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    this.#handle.afterAnswer(() => this.#record());
+  }
+
+  #record(): void {
+    const p = this.#pending;
+    if (p === undefined) return;
+    let r = p.result;
+    if (r === undefined) {
+      try {
+        r = this.#compress(p.options);
+      } catch {
+        return;
+      }
+    }
+    const call = this.#call;
+    this.#handle.record({
+      recordId: newRecordId(), at: call.at, keyId: call.key.id, teamId: call.key.teamId, model: p.model, provider: p.provider,
+      session: sessionKeyOf(call) ?? null, mode: p.mode, tokensBefore: r.beforeTokens, tokensAfter: r.afterTokens,
+      level: r.frontier.level, saved: { ...r.saved },
+    });
+  }
+}
