@@ -26,6 +26,7 @@ export function TimeChart({ times, series, label, height = 240 }: { times: numbe
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const half = times.length > 1 ? (times[1] - times[0]) / 2 : 1800;
     const text = cssVar('--text');
     const grid = cssVar('--border');
     const axis = (fmt: (v: number) => string, whole: boolean): uPlot.Axis => ({
@@ -49,7 +50,11 @@ export function TimeChart({ times, series, label, height = 240 }: { times: numbe
         })),
       ],
       axes: [{ stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } }, axis(series[0]?.format ?? String, !!series[0]?.integer)],
-      scales: { y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+      scales: {
+        // Half a step of room on each side, so the first and last bars are drawn whole.
+        x: { time: true, range: (_u, min, max) => [min - half, max + half] },
+        y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+      },
       legend: { live: true },
     };
     const plot = new uPlot(opts, [times, ...series.map((s) => s.values)] as uPlot.AlignedData, el);

@@ -83,7 +83,7 @@ function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void
       </p>
       <p class="muted">
         {a.models.length ? `Models: ${a.models.join(', ')}` : "Models: the provider's list"}
-        {a.secret_hint && <> · key <code>{a.secret_hint}</code></>}
+        {a.kind === 'api_key' && a.secret_hint && <> · key <code>{a.secret_hint}</code></>}
         {a.proxy_url && <> · via proxy <code>{a.proxy_url}</code></>}
         {a.sign_in?.email && <> · signed in as {a.sign_in.email}{a.sign_in.plan ? ` (${a.sign_in.plan})` : ''}</>}
       </p>
@@ -96,7 +96,7 @@ function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void
           )}
           <p class="row">
             <span class="muted">Quota read <Time at={a.quota.read_at} relative /></span>
-            <button type="button" onClick={refresh} disabled={busy} aria-label={`Refresh the quota of ${a.name} now`}>{busy ? 'Reading…' : 'Refresh quota now'}</button>
+            <button type="button" onClick={refresh} disabled={busy} aria-label={`Refresh quota now for ${a.name}`}>{busy ? 'Reading…' : 'Refresh quota now'}</button>
           </p>
           {error && <ErrorNote error={error} />}
         </>

@@ -1,0 +1,114 @@
+/**
+ * The AI pages in headless Chromium against a gateway with a fake Claude plan: the account's quota windows render as
+ * bars with a forecast marker (a window on course to run out says when); the playground streams an answer in each
+ * of the four client styles through the gateway with a pasted key secret, and refuses before sending a model the key
+ * may not use; the calls then show in the usage table and the overview. axe-core on each page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { ManualClock } from '../../core/clock.ts';
+import { startPlanEnv, type PlanEnv } from '../subscriptions/plan-env.ts';
+import { waitFor } from '../errors/support/errors-fixtures.ts';
+import { ensurePanelBuilt, expectAccessible, haveChromium, launchChromium, screenshot, signIn } from './panel-browser.ts';
+
+const HOUR = 3_600_000;
+const MODEL = 'claude-sonnet-4-5';
+const PASSWORD = 'correct horse battery staple';
+
+async function pickKey(page: Page, name: string): Promise<void> {
+  const select = page.getByLabel('Key', { exact: true });
+  await select.selectOption(await select.locator('option', { hasText: `${name} (` }).getAttribute('value'));
+}
+
+describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
+  const clock = new ManualClock(Date.now());
+  let g: PlanEnv;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensurePanelBuilt();
+    g = await startPlanEnv({ clock });
+    const u = await g.s.api('POST', '/api/v1/users', { username: 'lin', password: PASSWORD, is_superuser: true });
+    expect(u.statusCode, u.body).toBe(201);
+    expect((await g.s.api('PUT', `/api/v1/teams/${g.teamId}/members/${u.json().id}`, { role: 'owner' })).statusCode).toBe(200);
+    const limited = await g.s.api('POST', '/api/v1/keys', { name: 'codex-only', models: ['gpt-5-codex'] }, { 'x-svc-team': 'plans' });
+    expect(limited.statusCode, limited.body).toBe(201);
+
+    // Two quota readings an hour apart: five_hour climbs 30 points an hour with 3 hours left, so it runs out;
+    // seven_day stays put.
+    const id = await g.signIn('claude', 'claude-plan', { models: [MODEL] });
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const reset = clock.now() + 4 * HOUR;
+    g.fakes.claude.usage = { status: 200, body: { five_hour: { utilization: 10, resets_at: iso(reset) }, seven_day: { utilization: 30, resets_at: iso(clock.now() + 72 * HOUR) } } };
+    expect((await g.s.api('POST', `/api/v1/accounts/${id}/quota/refresh`)).statusCode).toBe(200);
+    clock.advance(HOUR);
+    g.fakes.claude.usage = { status: 200, body: { five_hour: { utilization: 40, resets_at: iso(reset) }, seven_day: { utilization: 30, resets_at: iso(clock.now() + 71 * HOUR) } } };
+    expect((await g.s.api('POST', `/api/v1/accounts/${id}/quota/refresh`)).statusCode).toBe(200);
+
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signIn(page, g.s.url, '/ai/accounts', 'lin', PASSWORD);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await g?.close();
+  });
+
+  it('shows each quota window as a bar with its forecast marker, and when a window runs out', async () => {
+    const five = page.getByRole('img', { name: /^five_hour: 40 % used, forecast 130 % at reset$/ });
+    await five.waitFor();
+    // Above 100 % the marker is pinned to the end of the bar.
+    expect(await five.locator('.forecast').evaluate((el) => (el as HTMLElement).style.left)).toBe('calc(100% - 2px)');
+    await page.getByRole('img', { name: /^seven_day: 30 % used, / }).waitFor();
+    expect(await page.getByText('At this pace it runs out').count()).toBe(1);
+    expect(await page.getByRole('heading', { name: /claude-plan/ }).textContent()).toContain('subscription');
+    await expectAccessible(page, 'accounts');
+    await screenshot(page, 'accounts');
+  });
+
+  it('streams an answer in each client style through the gateway and shows the call figures', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
+    await pickKey(page, 'plan-tests');
+    await page.getByLabel('Key secret').fill(g.key);
+    await page.getByLabel('Model or alias').fill(MODEL);
+    for (const style of ['OpenAI chat completions', 'Anthropic messages', 'Google generative language', 'OpenAI responses']) {
+      await page.getByLabel('Client style').selectOption({ label: style });
+      expect(await page.getByLabel('Request as sent').textContent()).toContain('••••');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      const answer = page.getByRole('log', { name: 'Answer' });
+      await expect.poll(async () => (await answer.textContent())?.length ?? 0, { timeout: 15_000 }).toBeGreaterThan(0);
+      const figures = page.getByLabel('Call figures');
+      expect(await figures.textContent(), style).toContain(MODEL);
+      expect(await figures.textContent(), style).toMatch(/\d+ tokens? \/ \d+ tokens?/);
+      expect(await figures.textContent(), style).toMatch(/Latency[\d,]+ ms/);
+      expect(await page.getByRole('alert').count(), style).toBe(0);
+    }
+    await expectAccessible(page, 'playground');
+    await screenshot(page, 'playground');
+  });
+
+  it('refuses before sending a model the chosen key may not use', async () => {
+    await pickKey(page, 'codex-only');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('may not use claude-sonnet-4-5');
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+  });
+
+  it('shows the calls in the usage table and the overview', async () => {
+    await waitFor(async () => (await g.s.db.query('SELECT 1 FROM usage_records WHERE model = $1', [MODEL])).rows.length >= 4, 20_000);
+    await page.goto(`${g.s.url}/ai/usage?days=7&group_by=model`);
+    const table = page.getByRole('table', { name: 'Usage by model' });
+    await table.waitFor();
+    const row = table.getByRole('row', { name: new RegExp(MODEL) });
+    expect(await row.textContent()).toContain('4 calls');
+    expect(await page.getByRole('img', { name: /^Calls per day, last 7 days$/ }).locator('canvas').count()).toBe(1);
+    await expectAccessible(page, 'usage');
+    await screenshot(page, 'usage');
+    await page.goto(`${g.s.url}/ai`);
+    await page.getByRole('table', { name: 'Top models' }).getByRole('cell', { name: MODEL }).waitFor();
+    expect(await page.getByText('All 1 account are active.').count()).toBe(1);
+    await expectAccessible(page, 'overview');
+    await screenshot(page, 'overview');
+  });
+});
