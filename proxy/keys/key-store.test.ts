@@ -18,7 +18,7 @@ function setup() {
     },
   };
   const caches = new CacheBus(new MemoryCounters(systemClock));
-  const ctx = { db, caches } as unknown as AppContext;
+  const ctx = { db, caches, clock: systemClock } as unknown as AppContext;
   const add = (secret: string, allowed: string[]) =>
     rows.set(hashSecret(secret), { id: `key_${secret}`, team_id: 't1', owner_user_id: null, name: secret, allowed_models: allowed, limits: {}, log_bodies: 'off' });
   return { store: new KeyStore(ctx), caches, add, rows, queries: () => queries };

@@ -14,6 +14,7 @@ import { readKeyLimits, type KeyLimits } from '../../core/ai/key-limits.ts';
 import { matchesModel } from '../../core/ai/model-pattern.ts';
 import { hashSecret } from '../../core/ids.ts';
 import type { CompressionMode } from '../../core/ai/compression-settings.ts';
+import { KeyUseRecorder } from './key-use-recorder.ts';
 
 export interface GatewayKey {
   id: string;
@@ -78,9 +79,12 @@ export class KeyStore {
   #cache: LookupCache<GatewayKey>;
   #missing = new Map<string, number>();
   #hashes = new Map<string, string>();
+  /** last_used_at of the keys found, written in batches (key-use-recorder.ts). */
+  readonly uses: KeyUseRecorder;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
+    this.uses = new KeyUseRecorder(ctx);
     this.#cache = ctx.caches.register(new LookupCache<GatewayKey>(GATEWAY_KEYS_CACHE, 60_000));
   }
 
@@ -90,7 +94,15 @@ export class KeyStore {
    */
   find(secret: string): GatewayKey | undefined | Promise<GatewayKey | undefined> {
     const hash = this.#hash(secret);
-    return this.#cache.peek(hash) ?? this.#lookUp(hash);
+    const cached = this.#cache.peek(hash);
+    if (cached) {
+      this.uses.touch(cached.id);
+      return cached;
+    }
+    return this.#lookUp(hash).then((k) => {
+      if (k) this.uses.touch(k.id);
+      return k;
+    });
   }
 
   /** SHA-256 of a secret, memoised: a client presents the same key on every call. */

@@ -2,7 +2,7 @@
  * The AI pages in headless Chromium against a gateway with a fake Claude plan: the account's quota windows render as
  * bars with a forecast marker (a window on course to run out says when); the playground streams an answer in each
  * of the four client styles through the gateway with a pasted key secret, and refuses before sending a model the key
- * may not use; the calls then show in the usage table and the overview. axe-core on each page.
+ * may not use; the calls then show in the usage table, the key's last use and the overview. axe-core on each page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -95,7 +95,7 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
   });
 
-  it('shows the calls in the usage table and the overview', async () => {
+  it('shows the calls in the usage table, the key\'s last use and the overview', async () => {
     await waitFor(async () => (await g.s.db.query('SELECT 1 FROM usage_records WHERE model = $1', [MODEL])).rows.length >= 4, 20_000);
     await page.goto(`${g.s.url}/ai/usage?days=7&group_by=model`);
     const table = page.getByRole('table', { name: 'Usage by model' });
@@ -105,6 +105,12 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     expect(await page.getByRole('img', { name: /^Calls per day, last 7 days$/ }).locator('canvas').count()).toBe(1);
     await expectAccessible(page, 'usage');
     await screenshot(page, 'usage');
+    // The keys' last use is written in batches, within seconds; the keys page shows it.
+    await waitFor(async () => (await g.s.db.query("SELECT 1 FROM gateway_keys WHERE name = 'plan-tests' AND last_used_at IS NOT NULL")).rows.length === 1, 20_000);
+    await page.goto(`${g.s.url}/ai/keys`);
+    const key = page.getByRole('table', { name: 'Gateway keys' }).getByRole('row', { name: /plan-tests/ });
+    await key.waitFor();
+    expect(await key.getByRole('cell').nth(5).textContent()).not.toBe('never');
     await page.goto(`${g.s.url}/ai`);
     await page.getByRole('table', { name: 'Top models' }).getByRole('cell', { name: MODEL }).waitFor();
     expect(await page.getByText('All 1 account are active.').count()).toBe(1);

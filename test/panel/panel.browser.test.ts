@@ -1,7 +1,8 @@
 /**
  * The web panel in headless Chromium against a real listening server: sign in with a password (a wrong one first),
  * land on the deep link asked for, create a gateway key and read its secret once, see it listed, reload the deep
- * link, revoke it, sign out; axe-core on every page. Skipped, with a message, when /usr/bin/chromium is missing.
+ * link, revoke it, lose the session and come back to the page after signing in again, sign out; axe-core on every
+ * page. Skipped, with a message, when /usr/bin/chromium is missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -111,6 +112,19 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     });
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe('cross_site_request');
+  });
+
+  it('sends an expired session to sign in, then back to the page it was going to', async () => {
+    await context.clearCookies();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' }).click();
+    await page.waitForURL(/\/sign-in\?next=%2Fai%2Fusage$/);
+    expect(await page.getByRole('status').textContent()).toContain('Your session has ended');
+    await page.getByLabel('User name').fill('ada');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${s.url}/ai/usage`);
+    await page.getByRole('heading', { name: 'No gateway calls in this range' }).waitFor();
+    await expectAccessible(page, 'usage (empty)');
   });
 
   it('signs out: the session ends and the panel asks to sign in again', async () => {
