@@ -16,6 +16,7 @@ import { Accounts } from './pages/accounts.tsx';
 import { Playground } from './pages/playground.tsx';
 import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
+import { ProjectPage } from './pages/project.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -115,6 +116,8 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/errors') return <Issues me={me} query={query} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
+  const project = match('/errors/projects/:id', path);
+  if (project) return <ProjectPage id={project.id} />;
   return (
     <section>
       <h1>Page not found</h1>

@@ -111,7 +111,28 @@ export interface Project {
   slug: string;
   platform: string | null;
   dsn: string | null;
+  public_key: string | null;
+  events_per_minute: number;
+  spike_threshold: number;
+  scrub_keys: string[];
+  retention_days: number;
   created_at: string;
+}
+
+export interface Release {
+  version: string;
+  first_seen: string | null;
+  last_seen: string | null;
+  created_at: string;
+  new_issues: number;
+}
+
+export interface IngestStats {
+  since: string;
+  until: string;
+  interval: 'hour' | 'day';
+  totals: { outcome: string; quantity: number }[];
+  series: { at: string; groups: { outcome: string; quantity: number }[] }[];
 }
 
 export type IssueState = 'unresolved' | 'resolved' | 'resolved_in_next_release' | 'ignored';

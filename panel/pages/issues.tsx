@@ -41,6 +41,7 @@ export function Issues({ me, query }: { me: Me; query: URLSearchParams }) {
             <select id="i-project" value={String(project.id)} onChange={(e) => set('project', e.currentTarget.value)}>
               {list.map((p) => <option key={p.id} value={String(p.id)}>{p.name}</option>)}
             </select>
+            <a href={`/errors/projects/${project.id}`}>Settings, DSN and releases of {project.name}</a>
           </div>
           <IssueList project={project} query={query} set={set} />
         </>

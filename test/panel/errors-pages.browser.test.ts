@@ -1,7 +1,8 @@
 /**
  * The error pages in headless Chromium: a project with no issue shows its DSN and how to send a first event; an
  * exception sent with @sentry/node appears in the issue list; its page shows the stack trace with in-app frames
- * marked and open, breadcrumbs and tags; resolving it from the panel changes it in the API. axe-core on each page.
+ * marked and open, breadcrumbs and tags; resolving it from the panel changes it in the API; the project page lists the
+ * release, refuses a bad limit beside its field and rotates the DSN. axe-core on each page.
  */
 import * as Sentry from '@sentry/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +88,31 @@ describe.skipIf(!haveChromium)('the error pages of the panel', () => {
     await page.getByRole('button', { name: 'Reopen' }).waitFor();
     const id = page.url().split('/').pop() as string;
     expect((await s.api('GET', `/api/v1/issues/${id}`)).json().state).toBe('resolved');
+  });
+
+  it('shows the project settings with its release, refuses a bad limit beside its field, and rotates the DSN', async () => {
+    await page.getByRole('link', { name: /← Issues/ }).click();
+    await page.getByRole('link', { name: /^Settings, DSN and releases of checkout$/ }).click();
+    await page.getByRole('heading', { level: 1, name: /checkout/ }).waitFor();
+    await page.getByRole('table', { name: 'Releases' }).getByRole('row', { name: /shop@3\.0\.0.*1 issue/ }).waitFor();
+    await page.getByRole('img', { name: /^Events accepted, filtered, rate-limited and invalid per hour/ }).waitFor();
+    await expectAccessible(page, 'project');
+    await screenshot(page, 'project');
+
+    const form = page.getByRole('form', { name: 'Ingest settings' });
+    await form.getByLabel('Events per minute').fill('99999999');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toMatch(/events_per_minute must be <= 10000000/);
+    await form.getByLabel('Events per minute').fill('120');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('status').waitFor();
+    expect((await s.api('GET', `/api/v1/projects/${p.id}`)).json().events_per_minute).toBe(120);
+
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Rotate the DSN' }).click();
+    await page.getByText('The DSN was rotated').waitFor();
+    await expect.poll(() => page.getByLabel('DSN', { exact: true }).textContent()).not.toBe(p.dsn);
+    const now = (await s.api('GET', `/api/v1/projects/${p.id}`)).json().dsn;
+    expect(await page.getByLabel('DSN', { exact: true }).textContent()).toBe(now);
   });
 });
