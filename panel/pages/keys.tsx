@@ -1,6 +1,6 @@
 /**
  * Gateway keys: the list (models, limits, last used), creating one (the sk-svc- secret is shown once, with a copy
- * button) and revoking one. GET/POST /api/v1/keys, DELETE /api/v1/keys/{id}.
+ * button), changing one and revoking one. GET/POST /api/v1/keys, PATCH/DELETE /api/v1/keys/{id}.
  */
 import { useState } from 'preact/hooks';
 import { api, call, type ApiError } from '../api/client.ts';
@@ -27,6 +27,7 @@ export function Keys({ me }: { me: Me }) {
   const keys = useLoad(() => call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200' } } })), []);
   const [created, setCreated] = useState<CreatedKey>();
   const [showForm, setShowForm] = useState(false);
+  const [editing, setEditing] = useState<GatewayKey>();
   const [revokeError, setRevokeError] = useState<ApiError>();
   const teamName = (id: string) => me.teams.find((t) => t.id === id)?.name ?? id;
 
@@ -56,7 +57,8 @@ export function Keys({ me }: { me: Me }) {
           <button type="button" onClick={() => setCreated(undefined)}>I have copied it</button>
         </div>
       )}
-      {showForm && <CreateKey me={me} onCancel={() => setShowForm(false)} onCreated={(k) => { setCreated(k); setShowForm(false); keys.reload(); }} />}
+      {showForm && <KeyForm me={me} onCancel={() => setShowForm(false)} onDone={(k) => { setCreated(k as CreatedKey); setShowForm(false); keys.reload(); }} />}
+      {editing && <KeyForm key={editing.id} me={me} editing={editing} onCancel={() => setEditing(undefined)} onDone={() => { setEditing(undefined); keys.reload(); }} />}
       {revokeError && <ErrorNote error={revokeError} />}
       {keys.loading && !keys.data && <Loading what="keys" />}
       {keys.error && <ErrorNote error={keys.error} onRetry={keys.reload} />}
@@ -82,7 +84,10 @@ export function Keys({ me }: { me: Me }) {
                   <td>{limitsText(k.limits)}</td>
                   <td><Time at={k.last_used_at} relative /></td>
                   <td><Time at={k.created_at} /></td>
-                  <td><button type="button" class="danger" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>
+                  <td class="row">
+                    <button type="button" onClick={() => { setShowForm(false); setEditing(k); }} aria-label={`Edit ${k.name}`}>Edit</button>
+                    <button type="button" class="danger" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -100,14 +105,18 @@ const LIMIT_FIELDS = [
   { name: 'dollars_per_month', label: 'Dollars per month ($)' },
 ] as const;
 
-function CreateKey({ me, onCreated, onCancel }: { me: Me; onCreated: (k: CreatedKey) => void; onCancel: () => void }) {
+/** Creates a key (POST, the answer carries the secret) or changes one (PATCH: limits replace the whole object). */
+function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayKey; onDone: (k: CreatedKey | GatewayKey) => void; onCancel: () => void }) {
   const writable = me.teams.filter((t) => t.role !== 'viewer');
-  const [name, setName] = useState('');
-  const [team, setTeam] = useState(writable[0]?.id ?? '');
-  const [models, setModels] = useState('');
-  const [logBodies, setLogBodies] = useState('off');
+  const [name, setName] = useState(editing?.name ?? '');
+  const [team, setTeam] = useState(editing?.team ?? writable[0]?.id ?? '');
+  const [models, setModels] = useState(editing?.models.join(', ') ?? '');
+  const [logBodies, setLogBodies] = useState(editing?.log_bodies ?? 'off');
   const [own, setOwn] = useState(false);
-  const [limits, setLimits] = useState<Record<string, string>>({});
+  const [disabled, setDisabled] = useState(editing?.disabled ?? false);
+  const [limits, setLimits] = useState<Record<string, string>>(
+    Object.fromEntries(Object.entries(editing?.limits ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k, String(v)])),
+  );
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
 
@@ -116,33 +125,26 @@ function CreateKey({ me, onCreated, onCancel }: { me: Me; onCreated: (k: Created
     setBusy(true);
     const lim = Object.fromEntries(Object.entries(limits).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
     try {
-      const k = await call<CreatedKey>(api.POST('/api/v1/keys', {
-        params: { query: team ? { team } : {} },
-        body: {
-          name,
-          own,
-          models: models.split(',').map((m) => m.trim()).filter(Boolean),
-          log_bodies: logBodies as 'off',
-          limits: lim,
-        },
-      }));
-      onCreated(k);
+      const fields = { name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim };
+      onDone(editing
+        ? await call<GatewayKey>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: editing.id } }, body: { ...fields, disabled } }))
+        : await call<CreatedKey>(api.POST('/api/v1/keys', { params: { query: team ? { team } : {} }, body: { ...fields, own } })));
     } catch (err) {
       setError(err as ApiError);
     } finally {
       setBusy(false);
     }
   };
-  const fields = ['name', 'team', 'models', 'log_bodies', 'own', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
+  const fields = ['name', 'team', 'models', 'log_bodies', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
   return (
-    <form onSubmit={submit} aria-label="Create a key" class="note">
-      <h2>New key</h2>
+    <form onSubmit={submit} aria-label={editing ? `Edit the key ${editing.name}` : 'Create a key'} class="note">
+      <h2>{editing ? `Edit "${editing.name}"` : 'New key'}</h2>
       <Field label="Name" name="name" error={error}>
         {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       <Field label="Team" name="team" error={error}>
         {(p) => (
-          <select {...p} value={team} onChange={(e) => setTeam(e.currentTarget.value)}>
+          <select {...p} value={team} disabled={!!editing} onChange={(e) => setTeam(e.currentTarget.value)}>
             {writable.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
             {writable.length === 0 && <option value="">(no team you can write to)</option>}
           </select>
@@ -165,12 +167,14 @@ function CreateKey({ me, onCreated, onCancel }: { me: Me; onCreated: (k: Created
           </Field>
         ))}
       </div>
-      <p>
-        <label><input type="checkbox" checked={own} onChange={(e) => setOwn(e.currentTarget.checked)} /> My own key (visible to me and the team's admins)</label>
-      </p>
+      {editing ? (
+        <p><label><input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.currentTarget.checked)} /> Disabled (calls with it are refused until enabled again)</label></p>
+      ) : (
+        <p><label><input type="checkbox" checked={own} onChange={(e) => setOwn(e.currentTarget.checked)} /> My own key (visible to me and the team's admins)</label></p>
+      )}
       <FormError error={error} fields={fields} />
       <div class="row">
-        <button type="submit" class="primary" disabled={busy}>{busy ? 'Creating…' : 'Create'}</button>
+        <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save' : 'Create'}</button>
         <button type="button" onClick={onCancel}>Cancel</button>
       </div>
     </form>

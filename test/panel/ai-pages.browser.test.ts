@@ -47,7 +47,9 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     expect((await g.s.api('POST', `/api/v1/accounts/${id}/quota/refresh`)).statusCode).toBe(200);
 
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
     await signIn(page, g.s.url, '/ai/accounts', 'lin', PASSWORD);
   }, 180_000);
   afterAll(async () => {

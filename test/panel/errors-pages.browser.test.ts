@@ -25,7 +25,9 @@ describe.skipIf(!haveChromium)('the error pages of the panel', () => {
     await makeUser(s, 'grace', { [team]: 'admin' });
     p = await createTeamProject(s, 'shop', { name: 'checkout' });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
     await signIn(page, s.url, '/errors', 'grace', 'correct horse battery staple');
   }, 180_000);
   afterAll(async () => {

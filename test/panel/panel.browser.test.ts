@@ -1,7 +1,7 @@
 /**
  * The web panel in headless Chromium against a real listening server: sign in with a password (a wrong one first),
  * land on the deep link asked for, create a gateway key and read its secret once, see it listed, reload the deep
- * link, revoke it, lose the session and come back to the page after signing in again, sign out; axe-core on every
+ * link, change it, revoke it, lose the session and come back to the page after signing in again, sign out; axe-core on every
  * page. Skipped, with a message, when /usr/bin/chromium is missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     await makeUser(s, 'ada', { [team]: 'owner' });
     browser = await launchChromium();
     context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(15_000);
     page = await context.newPage();
   }, 180_000);
   afterAll(async () => {
@@ -78,6 +79,20 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     await table.getByRole('cell', { name: 'checkout', exact: true }).waitFor();
     expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
     expect(page.url()).toBe(`${s.url}/ai/keys`);
+  });
+
+  it('changes a key: limits and disabled', async () => {
+    await page.getByRole('button', { name: 'Edit checkout' }).click();
+    const form = page.getByRole('form', { name: 'Edit the key checkout' });
+    expect(await form.getByLabel('Calls per minute').inputValue()).toBe('60');
+    await form.getByLabel('Calls per minute').fill('120');
+    await form.getByRole('checkbox', { name: /Disabled/ }).check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    const row = page.getByRole('table', { name: 'Gateway keys' }).getByRole('row', { name: /checkout/ });
+    await expect.poll(() => row.textContent()).toContain('120 calls/min');
+    expect(await row.textContent()).toContain('disabled');
+    expect((await s.api('GET', '/api/v1/keys')).json().items[0]).toMatchObject({ disabled: true, limits: { requests_per_minute: 120 } });
   });
 
   it('shows the overview and switches to the dark theme', async () => {
