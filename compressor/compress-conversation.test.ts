@@ -3,22 +3,12 @@ import type { Conversation, Part, Turn } from '../translators/model.ts';
 import { generateSession, DEFAULT_SESSION } from '../test/compression/agent-session.ts';
 import { DEFAULT_COMPRESS_OPTIONS, type CompressOptions } from './compress-options.ts';
 import { compressConversation, duplicateMarker } from './compress-conversation.ts';
+import { toolOutputText, toolPairIds } from '../bench/compression/check-session.ts';
 
 const opts: CompressOptions = { ...DEFAULT_COMPRESS_OPTIONS, lossyAtTokens: 30_000 };
 
 function withTurns(conv: Conversation, n: number): Conversation {
   return { ...conv, turns: conv.turns.slice(0, n) };
-}
-
-function toolPairs(turns: Turn[]): string[] {
-  const ids: string[] = [];
-  for (const t of turns) for (const p of t.parts) if (p.type === 'tool_call' || p.type === 'tool_result') ids.push(`${p.type}:${p.type === 'tool_call' ? p.id : p.callId}`);
-  return ids;
-}
-
-function toolOutputs(conv: Conversation): string {
-  return conv.turns.flatMap((t) => t.parts).filter((p) => p.type === 'tool_result')
-    .flatMap((p) => (p.type === 'tool_result' ? p.content : [])).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
@@ -65,10 +55,10 @@ describe('compressConversation', () => {
       const r = compressConversation(conversation, opts);
       const out = r.conversation;
       expect(r.afterTokens).toBeLessThan(r.beforeTokens * 0.8);
-      expect(toolPairs(out.turns)).toEqual(toolPairs(conversation.turns));
+      expect(toolPairIds(out.turns)).toEqual(toolPairIds(conversation.turns));
       expect(out.system).toBe(conversation.system);
       expect(out.tools).toBe(conversation.tools);
-      const outputs = toolOutputs(out);
+      const outputs = toolOutputText(out);
       for (const s of spans) expect(outputs).toContain(s);
       const last = conversation.turns.length - opts.keepLastTurns;
       for (let i = last; i < conversation.turns.length; i++) expect(out.turns[i]).toBe(conversation.turns[i]);

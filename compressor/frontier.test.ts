@@ -11,32 +11,39 @@ describe('frontierOf', () => {
     expect(frontierOf(turns(9), opts)).toEqual({ level: -1, index: 0, lossy: false });
   });
 
-  it('places the frontier at the size of the level below', () => {
-    // 10 turns = 100 tokens: level 0, frontier at 100 / 1.25 = 80 tokens = 8 turns.
+  it('takes the first step at minTokens, short of the last turns', () => {
+    // 10 turns = 100 tokens: the first step, frontier at 10 - 2.
     expect(frontierOf(turns(10), opts)).toEqual({ level: 0, index: 8, lossy: false });
-    // 13 turns = 130 tokens: level 1 (125 ≤ 130 < 156.25), frontier at 125 / 1.25 = 100 tokens = 10 turns.
-    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 10, lossy: false });
+    expect(frontierOf(turns(12), opts)).toEqual({ level: 0, index: 8, lossy: false });
+    // 13 turns = 130 tokens ≥ 100 × 1.25: the second step, frontier at 13 - 2.
+    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 11, lossy: false });
   });
 
-  it('turns the lossy steps on with the level, not with the exact size', () => {
-    const levels = Array.from({ length: 40 }, (_, n) => frontierOf(turns(n + 1), opts));
-    for (const f of levels) expect(f.lossy).toBe(f.level >= 0 && 100 * 1.25 ** f.level >= 200);
+  it('turns the lossy steps on at a step past lossyAtTokens, not in between', () => {
+    let prev = frontierOf(turns(1), opts);
+    for (let n = 2; n <= 60; n++) {
+      const f = frontierOf(turns(n), opts);
+      if (f.lossy !== prev.lossy) expect(f.level).toBe(prev.level + 1);
+      prev = f;
+    }
+    expect(prev.lossy).toBe(true);
   });
 
   it('never reaches into the last turns', () => {
-    const big = [...turns(3), 4000, 40];
-    const f = frontierOf(big, opts);
-    expect(f.index).toBeLessThanOrEqual(big.length - opts.keepLastTurns);
+    for (const sizes of [[...turns(3), 4000, 40], [4000], [40, 4000, 40, 40]]) {
+      expect(frontierOf(sizes, opts).index).toBeLessThanOrEqual(Math.max(0, sizes.length - opts.keepLastTurns));
+    }
   });
 
-  it('moves only when the conversation grew by a quarter', () => {
+  it('moves only when the conversation grew by a quarter since the last move', () => {
     let last = frontierOf(turns(1), opts);
     let sizeAtMove = 0;
     for (let n = 2; n <= 400; n++) {
       const f = frontierOf(turns(n), opts);
       if (f.index !== last.index) {
         expect(f.index).toBeGreaterThan(last.index);
-        if (sizeAtMove > 0) expect(n * 10).toBeGreaterThanOrEqual(sizeAtMove * 1.25 - 10);
+        expect(f.level).toBe(last.level + 1);
+        if (sizeAtMove > 0) expect(n * 10).toBeGreaterThanOrEqual(sizeAtMove * 1.25);
         sizeAtMove = n * 10;
       }
       last = f;

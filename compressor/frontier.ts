@@ -2,24 +2,26 @@
  * Where the compressor may rewrite a conversation: the turns before the frontier. This is what makes compression
  * prefix-stable (issue 13 point 2), so that the provider's prompt cache keeps hitting.
  *
- * The conversation's size in estimated tokens falls into a growth level k: minTokens × growth^k ≤ size <
- * minTokens × growth^(k+1). The frontier of level k is the longest prefix of turns whose size is at most
- * minTokens × growth^(k-1), i.e. the size of the level below. Both depend only on the level and on turns that
- * already existed when the level was reached, so every later turn of the same level compresses its history to the
- * same bytes; the frontier moves (and the cached prefix breaks once) only when the conversation has grown by
- * `growth` (25 %). The tail after the frontier is always at least 1 - 1/growth (20 %) of the conversation.
+ * The frontier moves in steps, each fixed by the turns that existed when it was taken. Walking the turns in order,
+ * the first step is taken at the first turn e where the conversation reaches `minTokens`; each later step at the
+ * first turn e where the conversation has grown by `growth` (1.25: 25 %) since the last step. A step moves the
+ * frontier to e - keepLastTurns, so the last turns are never rewritten, and everything older is compressed.
  *
- * The last `keepLastTurns` turns are never rewritten: when the frontier of the level would reach into them, the
- * frontier of a lower level is used (it moves up once the conversation has grown past them).
+ * A step depends only on the turns before it, so every later request of the same conversation finds the same
+ * steps: its compressed history starts with the previous request's, and the cached prefix breaks only at a step,
+ * once per 25 % of growth, from the old frontier on (the old frontier's prefix is unchanged).
+ *
+ * The lossy steps apply to every turn before the frontier once a step was taken at a size past `lossyAtTokens`;
+ * that step rewrites from the start, once in a conversation.
  */
 import { tokensOfChars, type CompressOptions } from './compress-options.ts';
 
 export interface Frontier {
-  /** The growth level used; -1 when the conversation is below minTokens (nothing is rewritten). */
+  /** Steps taken, minus one: -1 when nothing is rewritten; a change of level is a rewrite of what was sent. */
   level: number;
   /** Turns [0, index) may be rewritten. */
   index: number;
-  /** The lossy steps apply (the level's size is past lossyAtTokens). */
+  /** The lossy steps apply. */
   lossy: boolean;
 }
 
@@ -27,19 +29,21 @@ const NONE: Frontier = Object.freeze({ level: -1, index: 0, lossy: false });
 
 /** The frontier for a conversation whose turns have these sizes (characters). */
 export function frontierOf(turnChars: readonly number[], opts: CompressOptions): Frontier {
-  const prefix = [0];
-  for (const c of turnChars) prefix.push(prefix[prefix.length - 1] + c);
-  const total = tokensOfChars(prefix[prefix.length - 1]);
-  if (total < opts.minTokens || opts.growth <= 1) return NONE;
-  // The bounds of every level up to the conversation's, computed by the same multiplications every time.
-  const bounds = [opts.minTokens];
-  while (bounds[bounds.length - 1] * opts.growth <= total) bounds.push(bounds[bounds.length - 1] * opts.growth);
-  const lastAllowed = turnChars.length - opts.keepLastTurns;
-  for (let level = bounds.length - 1; level >= 0; level--) {
-    const limit = bounds[level] / opts.growth;
-    let index = 0;
-    while (index < turnChars.length && tokensOfChars(prefix[index + 1]) <= limit) index++;
-    if (index <= lastAllowed) return index === 0 ? NONE : { level, index, lossy: bounds[level] >= opts.lossyAtTokens };
+  if (opts.growth <= 1) return NONE;
+  let chars = 0;
+  let index = 0;
+  let level = -1;
+  let stepTokens = 0;
+  for (let e = 1; e <= turnChars.length; e++) {
+    chars += turnChars[e - 1];
+    const total = tokensOfChars(chars);
+    if (total < opts.minTokens) continue;
+    if (level >= 0 && total < stepTokens * opts.growth) continue;
+    const next = e - opts.keepLastTurns;
+    if (next <= index) continue;
+    index = next;
+    level++;
+    stepTokens = total;
   }
-  return NONE;
+  return level < 0 ? NONE : { level, index, lossy: stepTokens >= opts.lossyAtTokens };
 }

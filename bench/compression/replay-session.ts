@@ -1,0 +1,68 @@
+/**
+ * Replays a session turn by turn as an agent sends it (one request at each user turn, the whole history each time)
+ * with and without the compressor, and prices each request with a provider's prompt cache (issue 13 targets):
+ * the longest run of leading turns identical to the previous request is read from the cache, the rest is written
+ * (or sent fresh). System prompt and tools are constant and cached after the first request.
+ */
+import type { Conversation, Turn } from '../../translators/model.ts';
+import { compressConversation } from '../../compressor/compress-conversation.ts';
+import { tokensOfChars, type CompressOptions } from '../../compressor/compress-options.ts';
+import { turnChars } from '../../compressor/turn-size.ts';
+
+/** Prices relative to a fresh input token. */
+export interface CachePrices {
+  name: string;
+  read: number;
+  write: number;
+}
+
+/** messages style: explicit breakpoints, 5-minute writes at 1.25×, reads at 0.1×. */
+export const MESSAGES_CACHE: CachePrices = { name: 'messages (write 1.25×, read 0.1×)', read: 0.1, write: 1.25 };
+/** chat-completions and generative-language styles: automatic caching, no write surcharge, reads at 0.1×. */
+export const AUTOMATIC_CACHE: CachePrices = { name: 'automatic (read 0.1×)', read: 0.1, write: 1 };
+
+export interface ReplayTotals {
+  requests: number;
+  /** Input tokens of the last request (the session's size as sent). */
+  lastTokens: number;
+  /** Input tokens summed over every request. */
+  inputTokens: number;
+  /** Effective input cost in fresh-token units, per price table. */
+  cost: number[];
+  /** Requests whose history did not start with the previous request's history. */
+  cacheBreaks: number;
+  /** Compressor time per request, ms per 100 k tokens of the request. */
+  msPer100k: number[];
+}
+
+function sameTurn(a: Turn, b: Turn): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function replaySession(conv: Conversation, options: CompressOptions | undefined, prices: CachePrices[]): ReplayTotals {
+  const fixed = tokensOfChars(JSON.stringify(conv.system).length + JSON.stringify(conv.tools).length);
+  const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [] };
+  let prev: Turn[] = [];
+  for (let n = 1; n <= conv.turns.length; n++) {
+    if (conv.turns[n - 1].role !== 'user') continue;
+    let turns = conv.turns.slice(0, n);
+    if (options) {
+      const t0 = performance.now();
+      const r = compressConversation({ ...conv, turns }, options);
+      totals.msPer100k.push(((performance.now() - t0) * 100_000) / Math.max(1, r.beforeTokens));
+      turns = r.conversation.turns;
+    }
+    const sizes = turns.map((t) => tokensOfChars(turnChars(t)));
+    const size = fixed + sizes.reduce((a, b) => a + b, 0);
+    let common = 0;
+    while (common < prev.length && common < turns.length && sameTurn(prev[common], turns[common])) common++;
+    if (totals.requests > 0 && common < prev.length) totals.cacheBreaks++;
+    const read = totals.requests === 0 ? 0 : fixed + sizes.slice(0, common).reduce((a, b) => a + b, 0);
+    prices.forEach((p, i) => (totals.cost[i] += read * p.read + (size - read) * p.write));
+    totals.inputTokens += size;
+    totals.lastTokens = size;
+    totals.requests++;
+    prev = turns;
+  }
+  return totals;
+}
