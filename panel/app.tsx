@@ -14,6 +14,8 @@ import { Keys } from './pages/keys.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { Accounts } from './pages/accounts.tsx';
 import { Playground } from './pages/playground.tsx';
+import { Aliases } from './pages/aliases.tsx';
+import { Prices } from './pages/prices.tsx';
 import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
 import { ProjectPage } from './pages/project.tsx';
@@ -24,6 +26,8 @@ const NAV = [
   { href: '/ai/usage', label: 'Usage' },
   { href: '/ai/accounts', label: 'Accounts' },
   { href: '/ai/playground', label: 'Playground' },
+  { href: '/ai/aliases', label: 'Aliases' },
+  { href: '/ai/prices', label: 'Prices' },
   { href: '/errors', label: 'Issues' },
 ];
 
@@ -113,6 +117,8 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/ai/usage') return <UsagePage query={query} />;
   if (path === '/ai/accounts') return <Accounts me={me} />;
   if (path === '/ai/playground') return <Playground me={me} />;
+  if (path === '/ai/aliases') return <Aliases me={me} />;
+  if (path === '/ai/prices') return <Prices me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;

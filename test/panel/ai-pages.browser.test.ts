@@ -119,4 +119,38 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     await expectAccessible(page, 'overview');
     await screenshot(page, 'overview');
   });
+
+  it('edits the order of an alias and sets a price override', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Aliases' }).click();
+    await page.getByRole('heading', { name: 'No aliases yet' }).waitFor();
+    await page.getByRole('button', { name: 'New alias' }).click();
+    const form = page.getByRole('form', { name: 'New alias' });
+    await form.getByLabel('Alias name').fill('bad*name');
+    for (const m of [MODEL, 'gpt-5-codex']) {
+      await form.getByLabel('Add a model').fill(m);
+      await form.getByRole('button', { name: 'Add', exact: true }).click();
+    }
+    await form.getByRole('button', { name: 'Create alias' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toContain('cannot be a pattern');
+    await form.getByLabel('Alias name').fill('smart');
+    await form.getByRole('button', { name: 'Create alias' }).click();
+    const smart = page.getByRole('form', { name: 'Alias smart' });
+    await smart.getByRole('button', { name: 'Move gpt-5-codex up' }).click();
+    await smart.getByRole('button', { name: 'Save order' }).click();
+    await smart.getByRole('status').waitFor();
+    expect((await g.s.api('GET', '/api/v1/aliases/smart')).json().models).toEqual(['gpt-5-codex', MODEL]);
+    await expectAccessible(page, 'aliases');
+    await screenshot(page, 'aliases');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Prices' }).click();
+    const set = page.getByRole('form', { name: 'Set a price' });
+    await set.getByLabel('Model or pattern').fill(MODEL);
+    await set.getByLabel('Input ($ per Mtok)').fill('3');
+    await set.getByLabel('Output ($ per Mtok)').fill('15');
+    await set.getByRole('button', { name: 'Set price' }).click();
+    const row = page.getByRole('table', { name: 'Prices' }).getByRole('row', { name: new RegExp(`^${MODEL} `) });
+    await expect.poll(() => row.textContent()).toContain('override');
+    expect(await row.textContent()).toContain('$15 / Mtok');
+    await expectAccessible(page, 'prices');
+  });
 });

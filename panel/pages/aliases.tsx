@@ -1,0 +1,83 @@
+/**
+ * Model aliases: a name callers use in place of a model id, standing for an ordered list of models tried in turn
+ * (fallback). Everyone reads them; superusers create, reorder and delete. GET /api/v1/aliases,
+ * PUT/DELETE /api/v1/aliases/{name}.
+ */
+import { useState } from 'preact/hooks';
+import { api, call, type ApiError } from '../api/client.ts';
+import type { List, Me } from '../api/views.ts';
+import { Field, FormError } from '../components/form.tsx';
+import { ModelListEditor } from '../components/model-list-editor.tsx';
+import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { useLoad } from '../components/use-load.ts';
+
+interface Alias {
+  name: string;
+  models: string[];
+}
+
+export function Aliases({ me }: { me: Me }) {
+  const aliases = useLoad(() => call<List<Alias>>(api.GET('/api/v1/aliases', { params: { query: { limit: '200' } } })), []);
+  const [adding, setAdding] = useState(false);
+  return (
+    <section aria-labelledby="aliases-h">
+      <div class="row">
+        <h1 id="aliases-h">Model aliases</h1>
+        {me.is_superuser && !adding && <button type="button" class="primary" onClick={() => setAdding(true)}>New alias</button>}
+      </div>
+      {adding && <AliasForm onDone={() => { setAdding(false); aliases.reload(); }} onCancel={() => setAdding(false)} />}
+      {aliases.loading && !aliases.data && <Loading what="aliases" />}
+      {aliases.error && <ErrorNote error={aliases.error} onRetry={aliases.reload} />}
+      {aliases.data?.items.length === 0 && !adding && (
+        <Empty title="No aliases yet">
+          <p>An alias such as <code>smart</code> lets callers name one model and fall back to the next when it fails.{me.is_superuser ? ' Create one with New alias.' : ' Superusers create them.'}</p>
+        </Empty>
+      )}
+      {aliases.data?.items.map((a) => (me.is_superuser ? <AliasForm key={a.name} alias={a} onDone={aliases.reload} /> : (
+        <article key={a.name} class="card"><h2>{a.name}</h2><ol>{a.models.map((m) => <li key={m}><code>{m}</code></li>)}</ol></article>
+      )))}
+    </section>
+  );
+}
+
+function AliasForm({ alias, onDone, onCancel }: { alias?: Alias; onDone: () => void; onCancel?: () => void }) {
+  const [name, setName] = useState(alias?.name ?? '');
+  const [models, setModels] = useState(alias?.models ?? []);
+  const [error, setError] = useState<ApiError>();
+  const [saved, setSaved] = useState(false);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await call(api.PUT('/api/v1/aliases/{name}', { params: { path: { name } }, body: { models } }));
+      setError(undefined);
+      setSaved(true);
+      onDone();
+    } catch (err) {
+      setError(err as ApiError);
+    }
+  };
+  const remove = async () => {
+    if (!alias || !confirm(`Delete the alias "${alias.name}"? Calls naming it are refused afterwards.`)) return;
+    try {
+      await call(api.DELETE('/api/v1/aliases/{name}', { params: { path: { name: alias.name } } }));
+      onDone();
+    } catch (err) {
+      setError(err as ApiError);
+    }
+  };
+  return (
+    <form class="card" style={{ marginBottom: '0.75rem' }} aria-label={alias ? `Alias ${alias.name}` : 'New alias'} onSubmit={save}>
+      {alias ? <h2>{alias.name}</h2> : (
+        <Field label="Alias name" name="name" error={error}>{(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
+      )}
+      <ModelListEditor label={`Models of ${alias?.name ?? 'the new alias'}`} models={models} onChange={(m) => { setSaved(false); setModels(m); }} />
+      <FormError error={error} fields={alias ? [] : ['name']} />
+      <div class="row">
+        <button type="submit" class="primary">{alias ? 'Save order' : 'Create alias'}</button>
+        {alias && <button type="button" class="danger" onClick={remove}>Delete</button>}
+        {onCancel && <button type="button" onClick={onCancel}>Cancel</button>}
+        {saved && <span role="status">Saved.</span>}
+      </div>
+    </form>
+  );
+}
