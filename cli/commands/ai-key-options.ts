@@ -13,6 +13,7 @@ export const KEY_OPTIONS = {
   'per-minute': { type: 'string', value: 'REQUESTS', description: 'Requests per minute (sliding 60 seconds); more answer 429 with Retry-After.' },
   tokens: { type: 'string', value: 'TOKENS', description: 'Token budget per calendar month (UTC): input + output + cache tokens.' },
   'log-bodies': { type: 'string', value: 'off|1d|7d|30d', description: 'Keep request and response bodies of the calls for 1, 7 or 30 days (off deletes kept ones).' },
+  compression: { type: 'string', value: 'off|audit-only|on|inherit', description: "Conversation compression of the key's calls; it can only lower the team's and the instance's mode (inherit: none of its own)." },
 } as const satisfies OptionSpecs;
 
 export type LimitName = 'requests_per_minute' | 'requests_per_day' | 'tokens_per_month' | 'dollars_per_month';
@@ -55,6 +56,14 @@ export function modelsFromOption(raw: string | undefined): string[] | undefined 
 export function logBodiesFromOption(raw: string | undefined, helpFor: string): string | undefined {
   if (raw === undefined) return undefined;
   if (!['off', '1d', '7d', '30d'].includes(raw)) throw new CliError('usage', `--log-bodies must be off, 1d, 7d or 30d (got "${raw}").`, { helpFor });
+  return raw;
+}
+
+/** A --compression value for the API: a mode, or null for inherit; undefined when the option was not given. */
+export function compressionFromOption(raw: string | undefined, helpFor: string): string | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'inherit') return null;
+  if (!['off', 'audit-only', 'on'].includes(raw)) throw new CliError('usage', `--compression must be off, audit-only, on or inherit (got "${raw}").`, { helpFor });
   return raw;
 }
 

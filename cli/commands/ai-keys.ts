@@ -3,7 +3,7 @@ import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
-import { KEY_OPTIONS, describeLimits, limitsFromOptions, logBodiesFromOption, modelsFromOption, type LimitName } from './ai-key-options.ts';
+import { KEY_OPTIONS, compressionFromOption, describeLimits, limitsFromOptions, logBodiesFromOption, modelsFromOption, type LimitName } from './ai-key-options.ts';
 
 export interface GatewayKeyView {
   id: string;
@@ -15,6 +15,7 @@ export interface GatewayKeyView {
   models: string[];
   limits: Partial<Record<LimitName, number>>;
   log_bodies: string;
+  compression?: string | null;
   disabled: boolean;
   created_at: string;
   last_used_at: string | null;
@@ -42,7 +43,7 @@ export function keyFields(k: GatewayKeyView): [string, unknown][] {
     ['tokens per month', k.limits.tokens_per_month ?? 'unlimited'],
     ['requests per day', k.limits.requests_per_day ?? 'unlimited'],
     ['requests per minute', k.limits.requests_per_minute ?? 'unlimited'],
-    ['log bodies', k.log_bodies], ['disabled', k.disabled], ['created', k.created_at], ['last used', k.last_used_at],
+    ['log bodies', k.log_bodies], ['compression', k.compression ?? 'inherit'], ['disabled', k.disabled], ['created', k.created_at], ['last used', k.last_used_at],
   ];
 }
 
@@ -69,6 +70,8 @@ const create = defineCommand({
     if (limits) body.limits = limits;
     const logBodies = logBodiesFromOption(ctx.opts['log-bodies'], help);
     if (logBodies) body.log_bodies = logBodies;
+    const compression = compressionFromOption(ctx.opts.compression, help);
+    if (compression !== undefined) body.compression = compression;
     const k = await ctx.api().post<GatewayKeyView & { key: string }>('/api/v1/keys', body, { 'x-svc-team': team });
     for (const w of k.warnings ?? []) ctx.out.warn(w);
     ctx.out.result(k, () => {
@@ -107,7 +110,7 @@ const show = defineCommand({
 
 const update = defineCommand({
   name: 'update',
-  summary: 'Change a gateway key: name, models, limits (none removes one), body logging, disabled',
+  summary: 'Change a gateway key: name, models, limits (none removes one), body logging, compression, disabled',
   description: 'Change a gateway key. Limits not named keep their value; give none to remove one (e.g. --budget none).',
   args: [{ name: 'id', required: true, description: 'The key id.' }],
   options: {
@@ -116,7 +119,7 @@ const update = defineCommand({
     disable: { type: 'boolean', description: 'Stop the key working (at once, on every node).' },
     enable: { type: 'boolean', description: 'Let a disabled key work again.' },
   },
-  examples: ['svc ai keys update key_3f2a9c0d1e4b5a67 --budget 50 --daily none', 'svc ai keys update key_3f2a9c0d1e4b5a67 --log-bodies 7d'],
+  examples: ['svc ai keys update key_3f2a9c0d1e4b5a67 --budget 50 --daily none', 'svc ai keys update key_3f2a9c0d1e4b5a67 --log-bodies 7d', 'svc ai keys update key_3f2a9c0d1e4b5a67 --compression audit-only'],
   async run(ctx) {
     const help = 'svc ai keys update';
     if (ctx.opts.disable && ctx.opts.enable) throw new CliError('usage', 'Give --disable or --enable, not both.', { helpFor: help });
@@ -131,6 +134,8 @@ const update = defineCommand({
     if (changed) body.limits = { ...(await api.get<GatewayKeyView>(path)).limits, ...changed };
     const logBodies = logBodiesFromOption(ctx.opts['log-bodies'], help);
     if (logBodies) body.log_bodies = logBodies;
+    const compression = compressionFromOption(ctx.opts.compression, help);
+    if (compression !== undefined) body.compression = compression;
     if (ctx.opts.disable) body.disabled = true;
     if (ctx.opts.enable) body.disabled = false;
     if (Object.keys(body).length === 0) throw new CliError('usage', 'Nothing to change: give at least one option.', { helpFor: help });

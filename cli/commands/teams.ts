@@ -1,7 +1,8 @@
-/** svc teams create | list | limits | members | add-member | remove-member (/api/v1/teams). */
+/** svc teams create | list | limits | compression | members | add-member | remove-member (/api/v1/teams). */
 import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
+import { compressionFromOption } from './ai-key-options.ts';
 
 interface Team {
   id: string;
@@ -86,6 +87,22 @@ const limits = defineCommand({
   },
 });
 
+const compression = defineCommand({
+  name: 'compression',
+  summary: "Show a team's compression mode, or set it (team admins)",
+  description: "Show a team's conversation compression mode; with --compression, set it. A team can only lower the instance's mode (docs/compression.md); inherit removes the team's own.",
+  args: [{ name: 'team', required: true, description: 'Team name or id.' }],
+  options: { compression: { type: 'string', value: 'off|audit-only|on|inherit', description: 'The mode for the team.' } },
+  examples: ['svc teams compression payments', 'svc teams compression payments --compression audit-only'],
+  async run(ctx) {
+    const path = `/api/v1/teams/${seg(ctx.args.team as string)}/compression`;
+    const mode = compressionFromOption(ctx.opts.compression, 'svc teams compression');
+    const api = ctx.api();
+    const result = mode === undefined ? await api.get<{ team: string; mode: string | null }>(path) : await api.put<{ team: string; mode: string | null }>(path, { mode });
+    ctx.out.result(result, () => ctx.out.fields([['team', result.team], ['compression', result.mode ?? 'inherit']]));
+  },
+});
+
 const members = defineCommand({
   name: 'members',
   summary: "List a team's members and their roles",
@@ -137,4 +154,4 @@ const removeMember = defineCommand({
   },
 });
 
-export const teamsGroup = defineGroup('teams', 'Manage teams, their members and limits', [create, list, limits, members, addMember, removeMember]);
+export const teamsGroup = defineGroup('teams', 'Manage teams, their members and limits', [create, list, limits, compression, members, addMember, removeMember]);
