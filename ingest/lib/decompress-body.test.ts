@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import zlib from 'node:zlib';
 import { isSvcError } from '../../core/errors.ts';
-import { decodeLegacyStoreBody, decompressBody, looksZlibWrapped, parseContentEncoding } from './decompress-body.ts';
+import { decodeLegacyStoreBody, decompressBody, looksZlibWrapped, parseContentEncoding, PEEK_MAX_BYTES, peekFirstLine } from './decompress-body.ts';
+import { InflateBudget } from './inflate-budget.ts';
 
 const MB = 1024 * 1024;
 const text = Buffer.from('{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc","message":"hello"}\n'.repeat(50));
@@ -173,5 +174,75 @@ describe('decodeLegacyStoreBody', () => {
     const bomb = Buffer.from(zlib.deflateSync(Buffer.alloc(10 * MB, 0x20)).toString('base64'));
     expect(await codeOf(decodeLegacyStoreBody(bomb))).toBe('413 event_too_large');
     expect(await codeOf(decodeLegacyStoreBody(Buffer.from(`{"m":"${'x'.repeat(200)}"}`), 100))).toBe('413 event_too_large');
+  });
+});
+
+describe('within a budget', () => {
+  const header = Buffer.from('{"dsn":"http://k@h/1"}\n');
+  const big = Buffer.concat([header, Buffer.alloc(19 * MB, 0x41)]);
+  const bigGzip = zlib.gzipSync(big, { level: 9 });
+
+  it('streams a large body into the limit and holds exactly its size in the lease', async () => {
+    const budget = new InflateBudget(64 * MB);
+    const lease = budget.lease();
+    const out = await decompressBody(bigGzip, 'gzip', 20 * MB, 'envelope_too_large', lease);
+    expect(out.equals(big)).toBe(true);
+    expect(lease.held).toBe(big.length);
+    expect(budget.used).toBe(big.length);
+  });
+
+  it('takes the whole limit before it starts: a decode that cannot have it is refused, the others are untouched', async () => {
+    const budget = new InflateBudget(30 * MB);
+    const first = budget.lease();
+    await decompressBody(bigGzip, 'gzip', 20 * MB, 'envelope_too_large', first);
+    const second = budget.lease();
+    expect(await codeOf(decompressBody(bigGzip, 'gzip', 20 * MB, 'envelope_too_large', second))).toBe('503 ingest_overloaded');
+    expect(second.held).toBe(0);
+    expect(budget.used).toBe(big.length);
+    first.release();
+    expect((await decompressBody(bigGzip, 'gzip', 20 * MB, 'envelope_too_large', second)).length).toBe(big.length);
+  });
+
+  it('gives everything back when a bomb passes the limit', async () => {
+    const budget = new InflateBudget(64 * MB);
+    const lease = budget.lease();
+    expect(await codeOf(decompressBody(zlib.gzipSync(Buffer.alloc(30 * MB)), 'gzip', 20 * MB, 'envelope_too_large', lease))).toBe('413 envelope_too_large');
+    expect(budget.used).toBe(0);
+  });
+
+  it('counts a small body decoded at once', async () => {
+    const budget = new InflateBudget(MB);
+    const lease = budget.lease();
+    expect((await decompressBody(zlib.gzipSync(text), 'gzip', MB, 'envelope_too_large', lease)).equals(text)).toBe(true);
+    expect(lease.held).toBe(text.length);
+  });
+});
+
+describe('peekFirstLine', () => {
+  const header = Buffer.from('{"dsn":"http://k@h/1"}\n');
+  const budget = new InflateBudget(MB);
+
+  it('inflates a 19 MB envelope only as far as its first line, within 64 KB, and holds nothing afterwards', async () => {
+    const lease = budget.lease();
+    const body = zlib.gzipSync(Buffer.concat([header, Buffer.alloc(19 * MB, 0x41)]));
+    const head = await peekFirstLine(body, 'gzip', lease);
+    expect(head.subarray(0, head.indexOf(0x0a) + 1).equals(header)).toBe(true);
+    expect(head.length).toBeLessThanOrEqual(PEEK_MAX_BYTES);
+    expect(lease.held).toBe(0);
+    for (const [encoding, compress] of [['br', zlib.brotliCompressSync], ['deflate', zlib.deflateRawSync], ['zstd', zlib.zstdCompressSync]] as const) {
+      const line = await peekFirstLine(compress(Buffer.concat([header, Buffer.alloc(MB)])), encoding, lease);
+      expect(line.subarray(0, header.length).equals(header), encoding).toBe(true);
+    }
+  });
+
+  it('reads the first line of a plain body, and stops at 64 KB when the line is longer', async () => {
+    expect((await peekFirstLine(Buffer.concat([header, Buffer.from('{}')]), undefined)).equals(header)).toBe(true);
+    const long = await peekFirstLine(zlib.gzipSync(Buffer.alloc(MB, 0x20)), 'gzip');
+    expect(long.length).toBe(PEEK_MAX_BYTES);
+    expect(long.includes(0x0a)).toBe(false);
+  });
+
+  it('refuses corrupt compression before the first line', async () => {
+    expect(await codeOf(peekFirstLine(Buffer.from('not gzip at all'), 'gzip'))).toBe('400 invalid_compression');
   });
 });

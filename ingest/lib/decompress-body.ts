@@ -6,11 +6,13 @@
  * wild, so the zlib header is detected), br, zstd.
  *
  * Memory is bounded for any input: the codings are undone as one chain of streams, so an intermediate stage never
- * holds more than a chunk, and the output is counted chunk by chunk: past `maxBytes` the chain stops at once, and
- * each chunk is added to the request's share of the process-wide budget (inflate-budget.ts), which refuses with
- * 503 ingest_overloaded when all requests together hold too much. A small body (the usual event) is first
- * inflated synchronously up to SYNC_MAX_BYTES: that costs a few microseconds where the thread-pool round trips of
- * a stream cost tens, and blocks the event loop for at most about a millisecond.
+ * holds more than a chunk, and the output is copied into one buffer of `maxBytes` (only the pages written become
+ * resident); past it the chain stops at once. The whole `maxBytes` is taken from the request's share of the
+ * process-wide budget (inflate-budget.ts) before the chain starts, so that when all requests together would hold
+ * too much the next one is refused (503 ingest_overloaded) before it allocates anything. A small body (the usual
+ * event) is first inflated synchronously up to SYNC_MAX_BYTES and counted once inflated: that costs a few
+ * microseconds where the thread-pool round trips of a stream cost tens, blocks the event loop for at most about a
+ * millisecond, and only one runs at a time.
  *
  * peekFirstLine undoes the codings only as far as the first newline (at most 64 KB): enough to read the
  * envelope header's `dsn`, so that a request whose key is only there is refused before the rest is inflated.
@@ -61,7 +63,7 @@ export async function decompressBody(
     if (body.length > maxBytes) throw tooLargeError(tooLarge, maxBytes);
     return body;
   }
-  if (stages.length === 1 && body.length <= SYNC_MAX_INPUT) {
+  if (stages.length === 1 && body.length <= SYNC_MAX_INPUT && !declaresLargeOutput(body, stages[0])) {
     const out = decodeSync(body, stages[0], maxBytes, tooLarge);
     if (out) {
       lease?.add(out.length);
@@ -136,6 +138,15 @@ export function looksZlibWrapped(b: Buffer): boolean {
   return b.length >= 2 && (b[0] & 0x0f) === 8 && b[0] >> 4 <= 7 && (b[0] * 256 + b[1]) % 31 === 0;
 }
 
+/**
+ * A gzip member ends with its size mod 2^32 (RFC 1952 §2.3.1). When it says the output is past SYNC_MAX_BYTES,
+ * the synchronous attempt would only make a megabyte of garbage before giving up: go straight to the stream.
+ * (A sender can lie; then the attempt costs that megabyte and the stream still bounds the output.)
+ */
+function declaresLargeOutput(body: Buffer, stage: Coding): boolean {
+  return stage === 'gzip' && body.length >= 18 && body.readUInt32LE(body.length - 4) > SYNC_MAX_BYTES;
+}
+
 /** A stage as decoded: `zlib` is deflate known to be zlib-wrapped (the legacy store body). */
 type Stage = Coding | 'zlib';
 
@@ -143,6 +154,8 @@ const SYNC_MAX_INPUT = 256 * 1024;
 const SYNC_MAX_BYTES = 1024 * 1024;
 /** Output chunks of the streams: larger than zlib's 16 KB default, fewer thread-pool round trips. */
 const CHUNK_BYTES = 64 * 1024;
+/** A peek wants a few hundred bytes: zlib's default chunk, so that many concurrent peeks stay small. */
+const PEEK_CHUNK_BYTES = 16 * 1024;
 
 type OneShotSync = (input: Buffer, options: { maxOutputLength: number }) => Buffer;
 const SYNC: Record<Exclude<Stage, 'deflate'> | 'raw', OneShotSync> = {
@@ -193,10 +206,11 @@ interface ChainOptions {
 async function decodeChain(input: Buffer, stages: readonly Stage[], options: ChainOptions, rawDeflate = false): Promise<Buffer> {
   let guessedZlib = false;
   const streams = stages.map((stage, i): Transform => {
-    if (stage !== 'deflate') return createStream(stage);
+    const chunkSize = options.untilNewline ? PEEK_CHUNK_BYTES : CHUNK_BYTES;
+    if (stage !== 'deflate') return createStream(stage, chunkSize);
     const zlibWrapped = !rawDeflate && (i > 0 || looksZlibWrapped(input));
     guessedZlib ||= zlibWrapped;
-    return createStream(zlibWrapped ? 'zlib' : 'raw');
+    return createStream(zlibWrapped ? 'zlib' : 'raw', chunkSize);
   });
   try {
     return await collect(input, streams, options);
@@ -206,8 +220,8 @@ async function decodeChain(input: Buffer, stages: readonly Stage[], options: Cha
   }
 }
 
-function createStream(stage: Exclude<Stage, 'deflate'> | 'raw'): Transform {
-  const opts = { chunkSize: CHUNK_BYTES };
+function createStream(stage: Exclude<Stage, 'deflate'> | 'raw', chunkSize: number): Transform {
+  const opts = { chunkSize };
   switch (stage) {
     case 'gzip':
       return zlib.createGunzip(opts);
@@ -222,20 +236,25 @@ function createStream(stage: Exclude<Stage, 'deflate'> | 'raw'): Transform {
   }
 }
 
-/** Runs the chain; every output chunk is counted against the limit and the lease before it is kept. */
+/**
+ * Runs the chain into one buffer of `limit` bytes. The whole limit is taken from the lease before anything is
+ * allocated: a decode that starts can finish (many concurrent ones never starve each other by each taking a
+ * part), and one that cannot start is refused before it costs memory. The buffer is allocated uninitialised, so
+ * only the pages written become resident; what the output does not use goes back to the lease at the end.
+ */
 async function collect(input: Buffer, streams: Transform[], options: ChainOptions): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+  options.lease?.add(options.limit);
+  const out = Buffer.allocUnsafe(options.limit);
   let total = 0;
   let stopped = false;
   const sink = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       const room = options.limit - total;
       if (chunk.length > room && !options.untilNewline) throw tooLargeError(options.tooLarge ?? 'envelope_too_large', options.limit);
-      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      options.lease?.add(kept.length);
-      chunks.push(kept);
-      total += kept.length;
-      if (options.untilNewline && (total >= options.limit || kept.includes(0x0a))) {
+      const n = Math.min(chunk.length, room);
+      chunk.copy(out, total, 0, n);
+      total += n;
+      if (options.untilNewline && (total >= options.limit || chunk.subarray(0, n).includes(0x0a))) {
         stopped = true;
         return;
       }
@@ -246,27 +265,16 @@ async function collect(input: Buffer, streams: Transform[], options: ChainOption
   } catch (err) {
     // Leaving the sink early aborts the streams before it: that is the peek's success.
     if (!stopped) {
-      options.lease?.drop(sumLengths(chunks));
+      options.lease?.drop(options.limit);
       throw isSvcError(err) ? err : invalidCompression(err);
     }
   }
-  if (chunks.length === 1) return chunks[0];
-  // The copy is counted while both exist; the chunks' share goes back once they are dropped.
-  const held = sumLengths(chunks);
-  options.lease?.add(held);
-  const out = Buffer.concat(chunks, total);
-  options.lease?.drop(held);
-  return out;
+  options.lease?.drop(options.limit - total);
+  return out.subarray(0, total);
 }
 
 /** pipeline's typings have no overload for a spread of transforms; the call itself takes any number. */
 const runPipeline = pipeline as (...stages: Array<NodeJS.ReadableStream | NodeJS.ReadWriteStream | ((source: AsyncIterable<Buffer>) => Promise<void>)>) => Promise<void>;
-
-function sumLengths(chunks: readonly Buffer[]): number {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  return n;
-}
 
 function codeOf(err: unknown): string | undefined {
   return (err as { code?: string } | null)?.code;
