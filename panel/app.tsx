@@ -19,6 +19,7 @@ import { Prices } from './pages/prices.tsx';
 import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
 import { ProjectPage } from './pages/project.tsx';
+import { Tokens } from './pages/tokens.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -29,6 +30,7 @@ const NAV = [
   { href: '/ai/aliases', label: 'Aliases' },
   { href: '/ai/prices', label: 'Prices' },
   { href: '/errors', label: 'Issues' },
+  { href: '/settings/tokens', label: 'API tokens' },
 ];
 
 const here = () => location.pathname + location.search;
@@ -120,6 +122,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/ai/aliases') return <Aliases me={me} />;
   if (path === '/ai/prices') return <Prices me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
+  if (path === '/settings/tokens') return <Tokens />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
   const project = match('/errors/projects/:id', path);

@@ -116,6 +116,26 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     expect((await s.api('GET', '/api/v1/keys')).json().items).toEqual([]);
   });
 
+  it('creates an API token, shows it once, and revokes it', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API tokens' }).click();
+    // makeUser gave ada a token already.
+    await page.getByRole('table', { name: 'API tokens' }).getByRole('cell', { name: 'ada-write', exact: true }).first().waitFor();
+    const form = page.getByRole('form', { name: 'Create a token' });
+    await form.getByLabel('Name').fill('ci');
+    await form.getByLabel('Scope').selectOption('deploy');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const token = page.getByLabel('Token', { exact: true });
+    await expect.poll(() => token.textContent()).toMatch(/^tk_/);
+    const me = await fetch(`${s.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${await token.textContent()}` } });
+    expect((await me.json()).scope).toBe('deploy');
+    await page.getByRole('table', { name: 'API tokens' }).getByRole('cell', { name: 'ci', exact: true }).waitFor();
+    await expectAccessible(page, 'tokens');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Revoke ci' }).click();
+    await page.getByRole('cell', { name: 'ci', exact: true }).waitFor({ state: 'detached' });
+    expect((await s.api('GET', '/api/v1/tokens?user=ada')).json().items.find((t: { name: string }) => t.name === 'ci').revoked_at).not.toBeNull();
+  });
+
   it('refuses a cross-site write made with the session cookie', async () => {
     const cookies = await context.cookies(s.url);
     const session = cookies.find((c) => c.httpOnly && c.sameSite === 'Strict');

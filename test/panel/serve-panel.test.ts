@@ -47,7 +47,7 @@ describe('serving the built panel', () => {
   });
 
   it('answers index.html at / and at every deep link of the panel, revalidated by ETag, with a strict CSP', async () => {
-    for (const url of ['/', '/sign-in', '/ai', '/ai/keys', '/errors', '/errors/issues/42?tab=events']) {
+    for (const url of ['/', '/sign-in', '/ai', '/ai/keys', '/errors', '/errors/issues/42?tab=events', '/settings/tokens']) {
       const res = await app.inject({ url });
       expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
