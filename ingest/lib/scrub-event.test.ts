@@ -159,6 +159,7 @@ describe('createScrubber', () => {
     const hostile = [
       `${'x'.repeat(1_000_000)}:"a"`, `${'a.'.repeat(500_000)}://`, `${'a=b'.repeat(300_000)}:`, '1 '.repeat(500_000),
       'sk-'.repeat(300_000), '"k": '.repeat(200_000), `${'?'.repeat(1_000_000)}=`, 'Bearer '.repeat(140_000), `${'eyJ'.repeat(300_000)}.`,
+      'password: '.repeat(100_000), `${'token'.repeat(200_000)}: x`, `${'a-'.repeat(500_000)}secret: y`,
     ];
     for (const text of hostile) {
       const t0 = performance.now();
@@ -186,5 +187,52 @@ describe('isCardNumber', () => {
     expect(isCardNumber('4111111111111112')).toBe(false);
     expect(isCardNumber('1234567812345670')).toBe(false); // Luhn-valid, no card prefix
     expect(isCardNumber('411111111111')).toBe(false);
+  });
+});
+
+describe('free-text secrets', () => {
+  const s = createScrubber(['iban']);
+
+  it.each([
+    ['request failed: Bearer abcDEF123456789xyz', 'request failed: Bearer [Filtered]'],
+    ['retrying with token=abc123def456', 'retrying with token=[Filtered]'],
+    ['login with password: hunter2 failed', 'login with password: [Filtered] failed'],
+    ['db password=hunter2', 'db password=[Filtered]'],
+    ['Password:letmein', 'Password:[Filtered]'],
+    ['calling with api_key=AKxyz1234567', 'calling with api_key=[Filtered]'],
+    ['config secret: s3cr3t-Value-99 loaded', 'config secret: [Filtered] loaded'],
+    ['client token: tok_9f8e7d6c5b4a', 'client token: [Filtered]'],
+    ['iban: DE89370400440532013000', 'iban: [Filtered]'],
+    ['key sk-ant-api03-abcdefghijklmnop1234 used', 'key [Filtered] used'],
+    ['key sk-svc-0123456789abcdefghij', 'key [Filtered]'],
+    ['key sk-proj-Abc123def456ghi789jkl', 'key [Filtered]'],
+    ['pushed with ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'pushed with [Filtered]'],
+    ['pushed with github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'pushed with [Filtered]'],
+    ['aws AKIAIOSFODNN7EXAMPLE denied', 'aws [Filtered] denied'],
+    ['slack xoxb-123456789012-abcdefghij', 'slack [Filtered]'],
+    ['slack xoxp-123456789012-abcdefghij', 'slack [Filtered]'],
+    ['slack xoxa-2-123456789012-abcdefghij', 'slack [Filtered]'],
+    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'jwt [Filtered]'],
+  ])('scrubs %s', (input, expected) => {
+    expect(s.scrubText(input)).toBe(expected);
+  });
+
+  it.each([
+    'token limit exceeded', 'password reset sent', 'Bearer of bad news', 'task-runner started', 'desk-lamp is on',
+    'token: expired', 'secret: none', 'Token expired, sign in again', 'the ask-for-help-desk-queue-2024 grew',
+    'see https://example.com/docs', 'password:', 'Basic authentication failed', 'time 12:30:45',
+  ])('keeps %s', (input) => {
+    expect(s.scrubText(input)).toBe(input);
+  });
+
+  it('scrubs them in messages, exception values, breadcrumbs and log entries', () => {
+    const event = {
+      message: 'password: hunter2',
+      logentry: { message: 'connect with token=abc123def456', formatted: 'connect with token=abc123def456' },
+      exception: { values: [{ type: 'AuthError', value: 'Bearer abcDEF123456789xyz refused' }] },
+      breadcrumbs: [{ message: 'used sk-ant-api03-abcdefghijklmnop1234', data: { note: 'AKIAIOSFODNN7EXAMPLE', list: ['ghp_abcdefghijklmnopqrstuvwxyz0123456789'] } }],
+    };
+    const text = JSON.stringify(scrubEvent(event));
+    for (const secret of ['hunter2', 'abc123def456', 'abcDEF123456789xyz', 'sk-ant-', 'AKIAIOSFODNN7EXAMPLE', 'ghp_']) expect(text).not.toContain(secret);
   });
 });

@@ -9,11 +9,16 @@
  *    - `key=value` where the key is sensitive, in query strings, URLs (request.url, breadcrumb URLs), cookie
  *      strings and free text: `?token=abc&page=2` → `?token=[Filtered]&page=2`;
  *    - `"key": "value"` where the key is sensitive (JSON quoted inside a string);
+ *    - `key: value` unquoted, in free text, where the key names a credential (contains password, passwd, secret,
+ *      token, api_key/apikey/api-key, private_key, credential, or one of the project's keys): after a password
+ *      key any value goes; after the others only a value shaped like a credential (8+ characters with a digit,
+ *      a symbol or mixed case), so `token: expired` stays;
  *    - URL passwords: `https://user:pw@host` → `https://user:[Filtered]@host`;
  *    - credentials after an auth scheme: `Bearer …`, `Basic …`, `Token …` (when the credential looks like one:
  *      it has a digit, a symbol or mixed case, so "Basic authentication" stays);
- *    - well-known secret shapes: `sk-…` keys (16+ characters after the prefix), JWTs, GitHub `ghp_…`-style
- *      tokens, Slack `xox?-…` tokens, AWS access key ids;
+ *    - well-known secret shapes: `sk-…` keys (16+ characters after the prefix, `sk-ant-…`, `sk-svc-…` and
+ *      `sk-proj-…` included), JWTs, GitHub `ghp_…`-style and `github_pat_…` tokens, Slack `xox?-…` tokens, AWS
+ *      access key ids;
  *    - payment card numbers: 13 to 19 digits (spaces or dashes allowed) with a card-network prefix that pass
  *      the Luhn check; numbers stored as JSON numbers are checked too. An id that happens to look like a
  *      card is masked as well: the cost of a false positive is a hidden id, of a false negative a leak.
@@ -50,11 +55,15 @@ const SECRET_SHAPES = [
   /\bsk-(?:[a-z]+-)?[A-Za-z0-9_-]{16,}/g,
   /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{22,}/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
 ];
 /** A superset of AUTH_SCHEME and SECRET_SHAPES: their literal starts, without word boundaries. */
-const SECRET_HINT = /(?:Bearer|Basic|Token|Digest)\s|sk-|eyJ|gh[pousr]_|xox[abposr]-|AKIA|ASIA/;
+const SECRET_HINT = /(?:Bearer|Basic|Token|Digest)\s|sk-|eyJ|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|ASIA/;
+/** Keys whose unquoted `key: value` in free text is a credential (the project's own keys are added). */
+const CREDENTIAL_WORDS: readonly string[] = ['password', 'passwd', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'private_key', 'privatekey', 'private-key', 'credential'];
+const PASSWORD_KEY = /pass(?:wd|word)/i;
 /** Results of scrubText kept per scrubber: strings up to this length, this many at most (then forgotten). */
 const MEMO_MAX_CHARS = 128;
 const MEMO_ENTRIES = 4096;
@@ -69,6 +78,9 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
   const keyValue = /(^|[?&;,\s({[])([^=&;?#\s"'<>(){}[\],:]{1,64})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^&;#\s"'<>,)]*)/g;
   // "key": "value" or key: 'value' (JSON or code inside a string).
   const quotedPair = /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z0-9_.-]{1,64})\1(\s*:\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
+  // password: value (free text, log lines): a key holding a credential word, a colon, one unquoted word.
+  const credentialWords = [...CREDENTIAL_WORDS, ...words.slice(DEFAULT_SENSITIVE_KEYS.length)].map(escape).join('|');
+  const barePair = new RegExp(`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,32}(?:${credentialWords})[A-Za-z0-9_.-]{0,32})([ \\t]*:[ \\t]*)([^\\s"'\`,;(){}[\\]]+)`, 'gi');
 
   // Events repeat their short strings (file names, functions, breadcrumb categories): remember those results.
   const memo = new Map<string, string>();
@@ -90,6 +102,7 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
     }
     if (s.includes(':')) {
       s = s.replace(quotedPair, (m, q: string, k: string, colon: string, v: string) => (isSensitiveKey(k) ? `${q}${k}${q}${colon}${v[0]}${FILTERED}${v[0]}` : m));
+      s = s.replace(barePair, (m, k: string, colon: string, v: string) => (!v.startsWith('//') && (PASSWORD_KEY.test(k) || looksLikeSecretValue(v)) ? `${k}${colon}${FILTERED}` : m));
     }
     if (s.includes('://')) s = s.replace(URL_PASSWORD, `$1:${FILTERED}@`);
     // One scan for every auth scheme and secret prefix; the exact patterns run only when one is present.
@@ -145,6 +158,11 @@ export function scrubEvent(event: unknown, extraKeys: readonly string[] = []): u
 /** `[["Authorization","…"],["Accept","…"]]`: a list whose every entry is a [string, value] pair. */
 function isPairList(list: unknown[]): list is Array<[string, unknown]> {
   return list.length > 0 && list.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string');
+}
+
+/** A value after `token:` and the like: 8+ characters shaped like a credential, not a word such as "expired". */
+function looksLikeSecretValue(s: string): boolean {
+  return s.length >= 8 && looksLikeCredential(s);
 }
 
 function looksLikeCredential(s: string): boolean {
