@@ -4,7 +4,7 @@
  * - GET/PUT /api/v1/teams/{team}/compression: a team's optional mode (read: members; set: team admins, since a
  *   team can only lower what the instance allows). The proxy reads a team's mode with each key record, so a change
  *   drops the team's keys from the key cache on every node.
- * Keys carry their mode in the key API (keys-routes.ts).
+ * Keys carry their mode in the key API (keys-routes.ts); the savings report is in compression-report.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
@@ -18,6 +18,7 @@ import { principal } from '../auth-hook.ts';
 import { resolveTeamId } from '../team-of-request.ts';
 import { loadKnownModels, unknownModelWarnings } from '../ai/known-models.ts';
 import { checkRules, SETTINGS_BODY } from './compression-input.ts';
+import { compressionReportRoutes } from './compression-report.ts';
 
 const TEAM_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const TEAM_BODY = {
@@ -30,6 +31,7 @@ function settingsView(s: CompressionSettings) {
 }
 
 export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
+  compressionReportRoutes(app, ctx);
   app.get('/api/v1/settings/compression', {
     schema: { tags: ['ai'], summary: 'Show the compression settings (superusers): instance mode, last turns kept, model rules' },
   }, async (req) => {

@@ -228,3 +228,34 @@ describe('prefix stability over a 100-turn replay', () => {
     expect(breaks).toBeLessThanOrEqual(levels);
   });
 });
+
+describe('savings report', () => {
+  it('shows tokens and dollars saved per key and model, in on and in audit-only, and the cache breaks', async () => {
+    await setCompression({ mode: 'on', rules: RULES });
+    await post(bigBody());
+    await post(bigBody(), { 'x-svc-compress': 'audit-only' });
+    const deadline = Date.now() + 10_000;
+    let items: { group: string; mode: string; calls: number; tokens_saved: number; dollars_saved: number; dollars_saved_uncached: number; cache_breaks: number }[] = [];
+    for (;;) {
+      const res = await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=key');
+      expect(res.statusCode, res.body).toBe(200);
+      items = res.json().items;
+      const calls = (await g.s.db.query<{ n: number }>("SELECT count(*)::int AS n FROM compression_records WHERE key_id = $1", [g.keyId])).rows[0].n;
+      if (items.reduce((n, i) => n + i.calls, 0) >= calls && calls > 0 && items.some((i) => i.mode === 'audit-only') && items.some((i) => i.mode === 'on')) break;
+      if (Date.now() > deadline) throw new Error(`the report did not show both modes: ${JSON.stringify(items)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const mode of ['on', 'audit-only']) {
+      const it = items.find((i) => i.mode === mode && i.group === g.keyId)!;
+      expect(it.tokens_saved).toBeGreaterThan(0);
+      expect(it.dollars_saved).toBeGreaterThan(0);
+      expect(it.dollars_saved_uncached).toBeGreaterThan(it.dollars_saved);
+    }
+    // The replay above rewrote its cached history a few times, each counted.
+    expect(items.find((i) => i.mode === 'on')!.cache_breaks).toBeGreaterThan(0);
+    const byModel = (await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=model')).json();
+    expect(byModel.items.map((i: { group: string }) => i.group)).toContain('claude-sonnet-4-6');
+    const viewer = await g.s.api('GET', '/api/v1/compression/report', undefined, { authorization: '' });
+    expect(viewer.statusCode).toBe(401);
+  });
+});
