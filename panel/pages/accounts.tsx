@@ -1,6 +1,7 @@
 /**
  * Provider accounts (superusers): each with its state and why, its quota windows as bars with a forecast marker,
- * pauses and cooldowns; add an API-key account; read a subscription account's quota now.
+ * pauses and cooldowns; add an API-key account; sign in a subscription account (or sign one in again); read a
+ * subscription account's quota now.
  * GET /api/v1/accounts, GET /api/v1/accounts/{id}, POST /api/v1/accounts, POST /api/v1/accounts/{id}/quota/refresh.
  */
 import { useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { QuotaBar } from '../components/quota-bar.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { SubscriptionSignIn } from './account-sign-in.tsx';
 
 const PROVIDERS = ['anthropic', 'openai', 'gemini', 'openai-compatible'] as const;
 const STATE: Record<Account['state'], string> = {
@@ -28,6 +30,7 @@ async function loadAccounts(): Promise<AccountDetail[]> {
 export function Accounts({ me }: { me: Me }) {
   const accounts = useLoad(() => (me.is_superuser ? loadAccounts() : Promise.resolve([])), [me.is_superuser]);
   const [adding, setAdding] = useState(false);
+  const [signingIn, setSigningIn] = useState(false);
   if (!me.is_superuser) {
     return (
       <section aria-labelledby="acc-h">
@@ -40,14 +43,16 @@ export function Accounts({ me }: { me: Me }) {
     <section aria-labelledby="acc-h">
       <div class="row">
         <h1 id="acc-h">Provider accounts</h1>
-        {!adding && <button type="button" class="primary" onClick={() => setAdding(true)}>Add an API-key account</button>}
+        {!adding && !signingIn && <button type="button" class="primary" onClick={() => setAdding(true)}>Add an API-key account</button>}
+        {!adding && !signingIn && <button type="button" onClick={() => setSigningIn(true)}>Sign in a subscription account</button>}
       </div>
       {adding && <AddAccount onDone={() => { setAdding(false); accounts.reload(); }} onCancel={() => setAdding(false)} />}
+      {signingIn && <SubscriptionSignIn onDone={() => { setSigningIn(false); accounts.reload(); }} onCancel={() => setSigningIn(false)} />}
       {accounts.loading && !accounts.data && <Loading what="accounts" />}
       {accounts.error && <ErrorNote error={accounts.error} onRetry={accounts.reload} />}
       {accounts.data?.length === 0 && !adding && (
         <Empty title="No provider accounts yet">
-          <p>The gateway calls providers through accounts. Add an API key of Anthropic, OpenAI, Google Gemini or any OpenAI-compatible server.</p>
+          <p>The gateway calls providers through accounts. Add an API key of Anthropic, OpenAI, Google Gemini or any OpenAI-compatible server, or sign in a Claude, ChatGPT or Gemini subscription.</p>
           <button type="button" class="primary" onClick={() => setAdding(true)}>Add your first account</button>
         </Empty>
       )}
@@ -59,6 +64,7 @@ export function Accounts({ me }: { me: Me }) {
 function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
+  const [signingIn, setSigningIn] = useState(false);
   const refresh = async () => {
     setBusy(true);
     try {
@@ -94,7 +100,9 @@ function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void
           ) : (
             a.quota.windows.map((w) => <QuotaBar key={w.name} w={w} />)
           )}
+          {signingIn && <SubscriptionSignIn account={a} onDone={() => { setSigningIn(false); onChanged(); }} onCancel={() => setSigningIn(false)} />}
           <p class="row">
+            {!signingIn && <button type="button" onClick={() => setSigningIn(true)} aria-label={`Sign in again: ${a.name}`}>Sign in again</button>}
             <span class="muted">Quota read <Time at={a.quota.read_at} relative /></span>
             <button type="button" onClick={refresh} disabled={busy} aria-label={`Refresh quota now for ${a.name}`}>{busy ? 'Reading…' : 'Refresh quota now'}</button>
           </p>

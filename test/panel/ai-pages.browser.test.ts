@@ -2,7 +2,8 @@
  * The AI pages in headless Chromium against a gateway with a fake Claude plan: the account's quota windows render as
  * bars with a forecast marker (a window on course to run out says when); the playground streams an answer in each
  * of the four client styles through the gateway with a pasted key secret, and refuses before sending a model the key
- * may not use; the calls then show in the usage table, the key's last use and the overview. axe-core on each page.
+ * may not use; the calls then show in the usage table, the key's last use and the overview; aliases are reordered,
+ * a price is set, and a subscription account is signed in through the provider's page. axe-core on each page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -152,5 +153,23 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     await expect.poll(() => row.textContent()).toContain('override');
     expect(await row.textContent()).toContain('$15 / Mtok');
     await expectAccessible(page, 'prices');
+  });
+
+  it('signs in a subscription account: open the provider page, paste the address it ended on', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('button', { name: 'Sign in a subscription account' }).click();
+    const form = page.getByRole('form', { name: 'Sign in a subscription account' });
+    await form.getByLabel('Plan').selectOption('claude');
+    await form.getByLabel('Name').fill('claude-two');
+    await form.getByLabel('Models').fill('claude-opus-4-1');
+    await form.getByRole('button', { name: 'Start sign-in' }).click();
+    const open = form.getByRole('link', { name: "Open the provider's sign-in page" });
+    const issued = g.fakes.claude.oauth.authorize(String(await open.getAttribute('href')));
+    await form.getByLabel(/Paste the code/).fill(issued.callbackUrl);
+    await expectAccessible(page, 'subscription sign-in');
+    await form.getByRole('button', { name: 'Finish sign-in' }).click();
+    await page.getByRole('heading', { name: /claude-two/ }).waitFor();
+    const stored = await g.s.db.query<{ kind: string; state: string }>("SELECT kind, state FROM provider_accounts WHERE name = 'claude-two'");
+    expect(stored.rows).toEqual([{ kind: 'subscription', state: 'active' }]);
   });
 });
