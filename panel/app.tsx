@@ -15,6 +15,7 @@ import { UsagePage } from './pages/usage.tsx';
 import { Accounts } from './pages/accounts.tsx';
 import { Playground } from './pages/playground.tsx';
 import { Aliases } from './pages/aliases.tsx';
+import { CallPage, Calls } from './pages/calls.tsx';
 import { Prices } from './pages/prices.tsx';
 import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
@@ -27,6 +28,7 @@ const NAV = [
   { href: '/ai/usage', label: 'Usage' },
   { href: '/ai/accounts', label: 'Accounts' },
   { href: '/ai/playground', label: 'Playground' },
+  { href: '/ai/calls', label: 'Call logs' },
   { href: '/ai/aliases', label: 'Aliases' },
   { href: '/ai/prices', label: 'Prices' },
   { href: '/errors', label: 'Issues' },
@@ -120,6 +122,9 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/ai/accounts') return <Accounts me={me} />;
   if (path === '/ai/playground') return <Playground me={me} />;
   if (path === '/ai/aliases') return <Aliases me={me} />;
+  if (path === '/ai/calls') return <Calls />;
+  const kept = match('/ai/calls/:id', path);
+  if (kept) return <CallPage id={kept.id} />;
   if (path === '/ai/prices') return <Prices me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
   if (path === '/settings/tokens') return <Tokens />;

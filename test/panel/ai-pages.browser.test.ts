@@ -3,7 +3,8 @@
  * bars with a forecast marker (a window on course to run out says when); the playground streams an answer in each
  * of the four client styles through the gateway with a pasted key secret, and refuses before sending a model the key
  * may not use; the calls then show in the usage table, the key's last use and the overview; aliases are reordered,
- * a price is set, and a subscription account is signed in through the provider's page. axe-core on each page.
+ * a price is set, a subscription account is signed in through the provider's page, and a kept call shows its request
+ * and answer. axe-core on each page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -171,5 +172,21 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     await page.getByRole('heading', { name: /claude-two/ }).waitFor();
     const stored = await g.s.db.query<{ kind: string; state: string }>("SELECT kind, state FROM provider_accounts WHERE name = 'claude-two'");
     expect(stored.rows).toEqual([{ kind: 'subscription', state: 'active' }]);
+  });
+
+  it('shows a kept call with its request and answer side by side', async () => {
+    const key = (await g.s.api('GET', '/api/v1/keys')).json().items.find((k: { name: string }) => k.name === 'plan-tests');
+    expect((await g.s.api('PATCH', `/api/v1/keys/${key.id}`, { log_bodies: '1d' })).statusCode).toBe(200);
+    await page.goto(`${g.s.url}/ai/calls`);
+    await page.getByRole('heading', { name: 'No kept calls' }).waitFor();
+    await waitFor(async () => (await g.chat(MODEL, 'please keep this call')).status === 200);
+    await waitFor(async () => (await g.s.db.query('SELECT 1 FROM call_bodies WHERE key_id = $1', [key.id])).rows.length > 0, 20_000);
+    await page.reload();
+    await page.getByRole('table', { name: 'Kept calls' }).getByRole('link').first().click();
+    await page.waitForURL(/\/ai\/calls\/[^/]+$/);
+    await expect.poll(() => page.getByLabel('Request body').textContent()).toContain('please keep this call');
+    expect(await page.getByLabel('Answer body').textContent()).toContain('Echo');
+    await expectAccessible(page, 'call');
+    await screenshot(page, 'call');
   });
 });
