@@ -13,6 +13,7 @@
  * record is durable (issue 11 point 2; run-call.ts).
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export class ClientSink {
   readonly res: ServerResponse;
@@ -54,6 +55,16 @@ export class ClientSink {
     if (this.#headSent) return;
     this.#headSent = true;
     this.res.writeHead(status, headers);
+  }
+
+  /**
+   * A server that stops accepting closes the idle connections at that moment only: one whose answer was still
+   * going (a stream, or an end held for the usage record) would stay open, kept alive, after it, and hold the
+   * shutdown until the keep-alive timeout. Such a connection is closed once its answer is sent.
+   */
+  #closeAfterIfStopping(): void {
+    const socket = this.res.socket as (Socket & { server?: { listening?: boolean } }) | null;
+    if (socket?.server?.listening === false) this.res.once('finish', () => socket.end());
   }
 
   /** From now on writes and the end wait for release(). */
@@ -109,6 +120,7 @@ export class ClientSink {
     if (chunk !== undefined && chunk.length > 0) this.firstByteAt ??= performance.now();
     // end() uncorks the socket fully: our pending uncork must not touch a later answer on the same connection.
     this.#corked = false;
+    this.#closeAfterIfStopping();
     if (chunk === undefined) this.res.end();
     else this.res.end(chunk);
   }
