@@ -64,6 +64,7 @@ export const ERRORS = {
   model_required: def(400, 'The request must name a model.'),
   invalid_model: def(400, 'The model name contains a control character or an invalid Unicode character.'),
   invalid_request: def(400, 'The request body is not valid for this API.'),
+  invalid_compress_header: def(400, 'The X-Svc-Compress header must be off, audit-only or on.'),
   response_state_unsupported: def(400, 'The gateway keeps no responses or conversations: send the whole conversation in input instead of previous_response_id, conversation or background.'),
   upstream_unreachable: def(502, 'The upstream provider could not be reached.'),
   upstream_connection_lost: def(502, 'The connection to the upstream provider was lost before its answer was complete.'),

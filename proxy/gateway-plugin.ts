@@ -10,6 +10,7 @@ import type { Gateway } from './gateway.ts';
 import { sendStyleError } from './http/style-error.ts';
 import { v1Routes, v1StyleOf } from './routes/v1-routes.ts';
 import { v1betaRoutes } from './routes/v1beta-routes.ts';
+import { compressionOf } from './compression/compression-service.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,6 +33,11 @@ function scope(styleOf: (req: FastifyRequest) => StyleName, routes: (app: Fastif
 
 export function gatewayPlugin(gw: Gateway) {
   return async (app: FastifyInstance): Promise<void> => {
+    // Compression settings are read before the first call (until then a node compresses nothing), and the
+    // compression records still queued are written when the server closes.
+    const compression = compressionOf(gw.ctx);
+    await compression.settings.loaded();
+    app.addHook('onClose', () => compression.records.drain());
     await app.register(scope(v1StyleOf, v1Routes(gw)), { prefix: '/v1' });
     await app.register(scope(() => 'generative', v1betaRoutes(gw)), { prefix: '/v1beta' });
   };

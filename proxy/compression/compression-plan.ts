@@ -21,7 +21,7 @@ export function headerMode(headers: IncomingHttpHeaders): CompressionMode | unde
   if (raw === undefined) return undefined;
   const v = (Array.isArray(raw) ? raw.join(',') : raw).trim().toLowerCase();
   if (isCompressionMode(v)) return v;
-  throw svcError('invalid_request', `The X-Svc-Compress header must be one of ${COMPRESSION_MODES.join(', ')} (got "${v.slice(0, 40)}").`, { header: 'X-Svc-Compress' });
+  throw svcError('invalid_compress_header', `The X-Svc-Compress header must be one of ${COMPRESSION_MODES.join(', ')} (got "${v.slice(0, 40)}").`, { header: 'X-Svc-Compress' });
 }
 
 export interface CompressionPlan {
