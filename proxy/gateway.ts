@@ -2,6 +2,7 @@
  * The gateway's long-lived parts, created once per node: key lookups, routing data, account choice, limits,
  * upstream pools and the usage writer. Routes receive this object; nothing here is per request.
  */
+import { join } from 'node:path';
 import type { AppContext } from '../core/context.ts';
 import { LookupCache } from '../core/cache.ts';
 import { PRICES_CACHE } from '../core/ai/cache-names.ts';
@@ -40,7 +41,11 @@ export interface Gateway {
 export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gateway {
   const dispatchers = new Dispatchers({ timeoutMs: ctx.config.upstreamTimeoutMs });
   const prices = ctx.caches.register(new LookupCache<readonly PriceOverride[]>(PRICES_CACHE, 60_000));
-  const usage = new UsageWriter(ctx.db, ctx.log, { maxQueued: ctx.config.usageMaxQueued, ...opts.usage });
+  const usage = new UsageWriter(ctx.db, ctx.log, {
+    maxQueued: ctx.config.usageMaxQueued,
+    journal: { dir: join(ctx.config.dataDir, 'journal', 'usage'), maxBytes: ctx.config.journalMaxBytes },
+    ...opts.usage,
+  });
   const picker = opts.picker ?? new QuotaPicker(ctx);
   return {
     ctx,

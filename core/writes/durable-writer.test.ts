@@ -139,6 +139,7 @@ describe('the durable writer', () => {
     const rows = ids('r-', 5).map((id) => ({ id, v: 2 }));
     await earlier.append(rows.map((r) => codec.encode(r)));
     await commit(rows.slice(0, 2));
+    await earlier.close();
     const torn = frameRecords([codec.encode({ id: 'r-torn', v: 1 })]);
     await appendFile(join(dir, readdirSync(dir)[0]), torn.subarray(0, torn.length - 1));
 

@@ -8,18 +8,21 @@
  *   or whatever arrived within `flushMs`; `concurrency` batches at once.
  * - A row's promise resolves `committed` once Postgres has it, or `journaled` once it is appended and fsynced to the
  *   writer's local journal (write-journal.ts). The journal is used while Postgres is unreachable: a transient
- *   failure (isTransientDbError) marks the database down and sends the batch, and every later one, to the journal
+ *   failure (isRetryable, below) marks the database down and sends the batch, and every later one, to the journal
  *   until a replay commits again. Without a journal the batch is kept and retried with backoff.
- * - A batch that fails for its content (any other error) is split in halves until the bad row is alone; that row
- *   resolves `rejected` with the reason, the others are written. Nothing is retried forever.
+ * - A batch that fails for its content (SQLSTATE class 22 data exception, 23 integrity violation, 54 limit exceeded,
+ *   or an error of the writer's own code) is split in halves until the bad row is alone; that row resolves
+ *   `rejected` with the reason, the others are written. No row is retried forever for its content. Any other
+ *   database error (a missing table, an internal error) is about the database, not the row: it is handled like an
+ *   unreachable database, so no row is lost to it.
  * - The journal is replayed at start and whenever rows went to it: segments are committed oldest first, in
  *   batches, with backoff while the database stays down, and deleted once all their rows are committed. A crash
  *   between the commit and the deletion replays the segment again, and a batch split by a transient failure may be
  *   journaled with rows already committed, so `commit` must be idempotent (each writer says how: event ids, record
  *   ids, primary keys).
- * - When the journal is full: `whenJournalFull: 'reject'` fails the rows with journal_full (the caller has not
- *   answered yet and can refuse, e.g. ingest's 503); 'hold' keeps them queued and retries (the caller already
- *   served something it must not lose, e.g. a usage record; the queue bound then refuses new rows).
+ * - When the journal is full: `whenJournalFull: 'reject'` refuses new rows and fails queued ones with journal_full
+ *   (the caller has not answered yet and can refuse, e.g. ingest's 503); 'hold' keeps them queued and retries (the
+ *   caller already served something it must not lose, e.g. a usage record; it checks `full` before serving more).
  * - drain() (shutdown, after the server stopped accepting) makes every queued row durable and stops the replayer.
  */
 import { isSvcError, svcError } from '../errors.ts';
@@ -100,7 +103,7 @@ export class DurableWriter<T> {
   readonly stats = { committed: 0, journaled: 0, replayed: 0, rejected: 0, batches: 0, retries: 0 };
 
   constructor(options: DurableWriterOptions<T>) {
-    this.#o = { concurrency: 1, whenJournalFull: 'reject', isTransient: isTransientDbError, ...options };
+    this.#o = { concurrency: 1, whenJournalFull: 'reject', isTransient: isRetryable, ...options };
     if (this.#o.journal && !this.#o.journal.journal.empty) this.#kickReplay();
   }
 
@@ -127,7 +130,7 @@ export class DurableWriter<T> {
   /** Holds a place for one row of `bytes`, or throws (queue full, closing, journal_full). */
   reserve(bytes: number): Reservation<T> {
     if (this.#closing) throw this.#o.refuse('closing', this.#rows);
-    if (this.#journalFull(bytes)) {
+    if (this.#o.whenJournalFull === 'reject' && this.#journalFull(bytes)) {
       throw svcError('journal_full', undefined, { journal_bytes: this.journalBytes }, { 'Retry-After': '5' });
     }
     if (this.#rows + 1 > this.#o.maxRows || (this.#bytes + bytes > this.#o.maxBytes && this.#rows > 0)) {
@@ -390,6 +393,16 @@ export class DurableWriter<T> {
     this.#rows -= rows;
     this.#bytes -= bytes;
   }
+}
+
+/** SQLSTATE classes that mean "this row's content": data exception, integrity constraint violation, program limit. */
+const ROW_CLASSES = new Set(['22', '23', '54']);
+
+/** Whether a commit failure is about the database rather than the rows (see the header). */
+export function isRetryable(err: unknown): boolean {
+  if (isTransientDbError(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !ROW_CLASSES.has(code.slice(0, 2));
 }
 
 function nextBackoff(ms: number): number {

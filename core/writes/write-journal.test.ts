@@ -36,7 +36,8 @@ describe('the write journal', () => {
     const dir = tempDir();
     const first = new WriteJournal(dir, { maxBytes: 1_000_000 });
     await first.append([rec('x')]);
-    // No seal: the process was killed.
+    // The process was killed: its descriptor closes, nothing else happens.
+    await first.close();
     const second = new WriteJournal(dir, { maxBytes: 1_000_000 });
     expect(second.sealed()).toHaveLength(1);
     await second.append([rec('y')]);
@@ -71,6 +72,7 @@ describe('the write journal', () => {
     await expect(j.append([Buffer.alloc(50)])).rejects.toMatchObject({ code: 'journal_full', status: 503, headers: { 'Retry-After': '5' } });
     expect(j.bytes).toBe(58);
     expect(j.fits(30)).toBe(true);
+    await j.close();
   });
 
   it('starts a new segment once one reaches segmentBytes', async () => {

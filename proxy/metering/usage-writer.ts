@@ -1,33 +1,54 @@
 /**
- * Writes usage records in batches, off the request path (DESIGN.md §1 "hot-path writes are batched"): records
- * queue in memory and are written with one INSERT (column arrays, unnest) every `flushMs` or as soon as `batchSize` rows wait.
- * No record is ever dropped: past `maxQueued` waiting rows (the database is down or far too slow) the writer
- * reports `full`, and the gateway refuses new calls (503 usage_backlog) until the backlog is written, so memory
- * stays bounded by maxQueued plus the calls already in flight. `drain()` writes everything left; the feature calls
- * it on shutdown, after the server stopped accepting.
+ * Writes usage records on the shared durable write path (core/writes/durable-writer.ts; DESIGN.md §1 "hot-path
+ * writes are batched"): records queue in memory and are written with one INSERT (column arrays, unnest) every
+ * `flushMs` or as soon as `batchSize` rows wait. write() resolves once the record is durable: committed, or fsynced
+ * to the node's usage journal (`<dataDir>/journal/usage/`) while Postgres is unreachable; the gateway waits for
+ * it before the last byte of the answer leaves.
+ *
+ * - Money is never counted twice: each record gets a UUID when written (column record_id, unique); the INSERT skips
+ *   ids already stored, so a journal replay after a crash, or a retry after a connection lost during COMMIT, stores
+ *   the record once.
+ * - No record is ever dropped for load: past `maxQueued` waiting rows, or while the database is down and the journal
+ *   full, the writer reports `full` and the gateway refuses new calls (503 usage_backlog) until the backlog is
+ *   written; records of calls already served are kept (in memory, retried) meanwhile.
+ * - A record Postgres refuses for its content (the rest of its batch is written) is logged and counted in
+ *   `rejected`; it is never retried forever and never holds up the records behind it.
+ * - `drain()` makes everything queued durable; the feature calls it on shutdown, after the server stopped accepting.
  */
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/db/db.ts';
+import { svcError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { DurableWriter } from '../../core/writes/durable-writer.ts';
+import { WriteJournal } from '../../core/writes/write-journal.ts';
 import type { UsageRecord } from './usage-record.ts';
 
 export interface UsageWriterOptions {
   flushMs?: number;
   batchSize?: number;
   maxQueued?: number;
+  /** The node's usage journal: directory and size bound. Without it, a failing database is retried in memory. */
+  journal?: { dir: string; maxBytes: number };
+}
+
+/** A record with the id that makes its write idempotent. */
+interface StampedRecord {
+  id: string;
+  record: UsageRecord;
 }
 
 /** Columns and their Postgres types, in the order of `values()`. */
 const COLUMNS: readonly (readonly [string, string])[] = [
-  ['at', 'timestamptz'], ['key_id', 'text'], ['team_id', 'text'], ['model', 'text'], ['served_model', 'text'],
+  ['record_id', 'uuid'], ['at', 'timestamptz'], ['key_id', 'text'], ['team_id', 'text'], ['model', 'text'], ['served_model', 'text'],
   ['alias', 'text'], ['provider', 'text'], ['account_id', 'text'], ['client_style', 'text'], ['upstream_style', 'text'],
   ['status', 'int'], ['error_code', 'text'], ['input_tokens', 'int'], ['output_tokens', 'int'],
   ['cache_read_tokens', 'int'], ['cache_write_tokens', 'int'], ['reasoning_tokens', 'int'], ['usage_source', 'text'],
   ['latency_ms', 'int'], ['ttfb_ms', 'int'], ['cost_usd', 'float8'], ['stream', 'bool'],
 ];
 
-function values(r: UsageRecord): unknown[] {
+function values({ id, record: r }: StampedRecord): unknown[] {
   return [
-    r.at, r.keyId, r.teamId, r.model, r.servedModel, r.alias, r.provider, r.accountId, r.clientStyle,
+    id, r.at, r.keyId, r.teamId, r.model, r.servedModel, r.alias, r.provider, r.accountId, r.clientStyle,
     r.upstreamStyle, r.status, r.errorCode, r.inputTokens, r.outputTokens, r.cacheReadTokens,
     r.cacheWriteTokens, r.reasoningTokens, r.usageSource, Math.round(r.latencyMs), r.ttfbMs === null ? null : Math.round(r.ttfbMs),
     r.costUsd, r.stream,
@@ -40,7 +61,8 @@ function values(r: UsageRecord): unknown[] {
  * row fell from about 21 µs (multi-row VALUES) to 8 µs.
  */
 const INSERT = `INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
-  SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})`;
+  SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
+  ON CONFLICT (record_id) DO NOTHING`;
 
 const QUOTE_OR_BACKSLASH = /["\\]/;
 
@@ -66,25 +88,42 @@ export function arrayLiteral(values: readonly unknown[]): string {
   return `${out}}`;
 }
 
+/** How a record is kept in the journal: JSON, its time as ISO text. */
+const codec = {
+  encode: (r: StampedRecord) => Buffer.from(JSON.stringify(r)),
+  decode: (b: Buffer): StampedRecord => {
+    const r = JSON.parse(b.toString('utf8')) as StampedRecord;
+    r.record.at = new Date(r.record.at);
+    return r;
+  },
+};
+
 export class UsageWriter {
   #db: Db;
   #log: Logger;
-  #flushMs: number;
-  #batchSize: number;
   #maxQueued: number;
-  #queue: UsageRecord[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> | undefined;
+  #rows: DurableWriter<StampedRecord>;
   #listeners: ((r: UsageRecord) => void)[] = [];
-  /** Rows written so far. */
-  written = 0;
 
   constructor(db: Db, log: Logger, options: UsageWriterOptions = {}) {
     this.#db = db;
     this.#log = log;
-    this.#flushMs = options.flushMs ?? 200;
-    this.#batchSize = options.batchSize ?? 500;
     this.#maxQueued = options.maxQueued ?? 50_000;
+    this.#rows = new DurableWriter<StampedRecord>({
+      name: 'usage',
+      log,
+      commit: (rows) => this.#insert(rows),
+      sizeOf: () => 1,
+      // Never refused for load: `full` makes the gateway stop taking calls; the records of calls served are kept.
+      maxRows: Number.MAX_SAFE_INTEGER,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      batchSize: options.batchSize ?? 500,
+      flushMs: options.flushMs ?? 200,
+      ...(options.journal ? { journal: { journal: new WriteJournal(options.journal.dir, { maxBytes: options.journal.maxBytes }), codec } } : {}),
+      whenJournalFull: 'hold',
+      refuse: () => svcError('usage_backlog'),
+      onReplayRejected: (r, reason) => this.#rejected(r, reason),
+    });
   }
 
   /** Called for every record as it is queued (e.g. budget counters); must not throw. */
@@ -92,62 +131,54 @@ export class UsageWriter {
     this.#listeners.push(fn);
   }
 
-  write(record: UsageRecord): void {
+  /** Queues the record; resolves once it is durable (or refused by the database for its content, then logged). */
+  async write(record: UsageRecord): Promise<void> {
     for (const fn of this.#listeners) fn(record);
-    this.#queue.push(record);
-    if (this.#queue.length === this.#maxQueued) this.#log.error({ rows: this.#queue.length }, 'usage records are not being written: refusing new calls until the backlog is written');
-    if (this.#queue.length >= this.#batchSize) void this.#flush();
-    else this.#timer ??= setTimeout(() => void this.#flush(), this.#flushMs);
+    const stamped = { id: randomUUID(), record };
+    if (this.#rows.pending + 1 === this.#maxQueued) this.#log.error({ rows: this.#maxQueued }, 'usage records are not being written: refusing new calls until the backlog is written');
+    let result;
+    try {
+      result = await this.#rows.write(stamped);
+    } catch (err) {
+      // Only after drain(): the server no longer serves calls.
+      this.#log.error({ err, key_id: record.keyId, model: record.model }, 'usage record written after shutdown; it is lost');
+      return;
+    }
+    if (result.status === 'rejected') this.#rejected(stamped, result.reason);
   }
 
+  /** Records waiting to be durable. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#rows.pending;
   }
 
-  /** True while the backlog is at its bound: the gateway then refuses new calls rather than lose their usage. */
+  /** Rows committed so far (replays included). */
+  get written(): number {
+    return this.#rows.stats.committed + this.#rows.stats.replayed;
+  }
+
+  /** Records Postgres refused for their content. */
+  get rejected(): number {
+    return this.#rows.stats.rejected;
+  }
+
+  /** True while the backlog is at its bound (or the database is down and the journal full): the gateway then refuses new calls rather than lose their usage. */
   get full(): boolean {
-    return this.#queue.length >= this.#maxQueued;
+    return this.#rows.pending >= this.#maxQueued || this.#rows.full;
   }
 
-  /** Writes everything queued; resolves when the database has it. */
+  /** Makes everything queued durable. */
   async drain(timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#queue.length > 0 || this.#writing) {
-      if (Date.now() > deadline) {
-        this.#log.error({ rows: this.#queue.length }, 'usage records could not be written before shutdown');
-        return;
-      }
-      await this.#flush();
-    }
+    await this.#rows.drain(timeoutMs);
   }
 
-  async #flush(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    // One write at a time: batches stay in order and the pool is not flooded.
-    if (this.#writing) return this.#writing;
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue.splice(0, this.#batchSize);
-    this.#writing = this.#insert(batch).finally(() => {
-      this.#writing = undefined;
-      if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.#flush(), this.#queue.length >= this.#batchSize ? 0 : this.#flushMs);
-    });
-    return this.#writing;
-  }
-
-  async #insert(batch: UsageRecord[]): Promise<void> {
+  async #insert(batch: StampedRecord[]): Promise<void> {
     const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(batch.length));
     batch.forEach((r, i) => values(r).forEach((v, j) => (columns[j][i] = v)));
-    try {
-      await this.#db.query(INSERT, columns.map(arrayLiteral));
-      this.written += batch.length;
-    } catch (err) {
-      // Put the rows back (ahead of newer ones) for the next attempt, within the bound.
-      this.#queue.unshift(...batch.slice(0, Math.max(0, this.#maxQueued - this.#queue.length)));
-      this.#log.error({ err, rows: batch.length }, 'writing usage records failed; will retry');
-      await new Promise((r) => setTimeout(r, Math.min(1000, this.#flushMs * 5)));
-    }
+    await this.#db.query(INSERT, columns.map(arrayLiteral));
+  }
+
+  #rejected({ id, record }: StampedRecord, reason: string): void {
+    this.#log.error({ record_id: id, key_id: record.keyId, team_id: record.teamId, model: record.model, cost_usd: record.costUsd, reason }, 'usage record refused by the database; it is not stored');
   }
 }
