@@ -16,6 +16,7 @@ import type { Attempt } from './attempt-upstreams.ts';
 import type { GatewayCall } from './gateway-call.ts';
 import type { RequestPreparer } from './prepare-request.ts';
 import { storableText } from '../../core/storable-text.ts';
+import { awaitDurable } from './await-durable.ts';
 
 export interface CallEnd {
   status: number;
@@ -53,8 +54,8 @@ export class CallRecorder {
 
   /**
    * Builds the record and hands it to the writer; resolves once the writer has it durable (committed or journaled),
-   * which the pipeline waits for before the answer's last bytes. Never rejects: a record that cannot be made durable
-   * is logged and the answer completes anyway (docs/gateway.md).
+   * which the pipeline waits for before the answer's last bytes (at most DURABLE_WAIT_MS, await-durable.ts). Never
+   * rejects: a record that cannot be made durable is logged and the answer completes anyway.
    */
   finish(end: CallEnd): Promise<void> {
     if (this.#done) return DONE;
@@ -86,18 +87,14 @@ export class CallRecorder {
     const gw = this.#gw;
     const write = (overrides: readonly PriceOverride[]): Promise<void> => {
       const record = withUsage(base, usage, overrides);
-      // write() returns a promise once the writer journals; a plain return value counts as durable already.
-      let durable: Promise<unknown>;
+      let written: unknown;
       try {
-        durable = Promise.resolve(gw.usage.write(record));
+        written = gw.usage.write(record);
       } catch (err) {
-        durable = Promise.reject(err);
+        written = Promise.reject(err);
       }
       end.ticket?.settle(record, end.answer);
-      return durable.then(
-        () => undefined,
-        (err: unknown) => gw.ctx.log.error({ err, keyId: record.keyId, status: record.status }, 'usage record could not be made durable; the answer completes anyway'),
-      );
+      return awaitDurable(written, gw.ctx.log, { keyId: record.keyId, status: record.status });
     };
     const prices = gw.prices();
     if (!(prices instanceof Promise)) return write(prices);
