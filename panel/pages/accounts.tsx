@@ -5,13 +5,14 @@
  * GET /api/v1/accounts, GET /api/v1/accounts/{id}, POST /api/v1/accounts, POST /api/v1/accounts/{id}/quota/refresh.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { Account, AccountDetail, List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { QuotaBar } from '../components/quota-bar.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 import { SubscriptionSignIn } from './account-sign-in.tsx';
 
 const PROVIDERS = ['anthropic', 'openai', 'gemini', 'openai-compatible'] as const;
@@ -62,21 +63,9 @@ export function Accounts({ me }: { me: Me }) {
 }
 
 function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void }) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [signingIn, setSigningIn] = useState(false);
-  const refresh = async () => {
-    setBusy(true);
-    try {
-      await call(api.POST('/api/v1/accounts/{id}/quota/refresh', { params: { path: { id: a.id } } }));
-      setError(undefined);
-      onChanged();
-    } catch (e) {
-      setError(e as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const refresh = useAction(() => call(api.POST('/api/v1/accounts/{id}/quota/refresh', { params: { path: { id: a.id } } })), onChanged);
+  const { error, busy } = refresh;
   return (
     <article class="card" aria-labelledby={`acc-${a.id}`} style={{ marginBottom: '0.75rem' }}>
       <h2 id={`acc-${a.id}`}>{a.name} <span class="badge">{a.provider}</span> <span class="badge">{a.kind === 'subscription' ? 'subscription' : 'API key'}</span></h2>
@@ -104,7 +93,7 @@ function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void
           <p class="row">
             {!signingIn && <button type="button" onClick={() => setSigningIn(true)} aria-label={`Sign in again: ${a.name}`}>Sign in again</button>}
             <span class="muted">Quota read <Time at={a.quota.read_at} relative /></span>
-            <button type="button" onClick={refresh} disabled={busy} aria-label={`Refresh quota now for ${a.name}`}>{busy ? 'Reading…' : 'Refresh quota now'}</button>
+            <button type="button" onClick={() => refresh.run()} disabled={busy} aria-label={`Refresh quota now for ${a.name}`}>{busy ? 'Reading…' : 'Refresh quota now'}</button>
           </p>
           {error && <ErrorNote error={error} />}
         </>
@@ -116,32 +105,20 @@ function AccountCard({ a, onChanged }: { a: AccountDetail; onChanged: () => void
 
 function AddAccount({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
   const [v, setV] = useState({ name: '', provider: 'anthropic', api_key: '', base_url: '', proxy_url: '', models: '' });
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.currentTarget as HTMLInputElement).value });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      await call(api.POST('/api/v1/accounts', {
-        body: {
-          name: v.name,
-          provider: v.provider as 'anthropic',
-          api_key: v.api_key,
-          ...(v.base_url ? { base_url: v.base_url } : {}),
-          ...(v.proxy_url ? { proxy_url: v.proxy_url } : {}),
-          models: v.models.split(',').map((m) => m.trim()).filter(Boolean),
-        },
-      }));
-      onDone();
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const add = useAction(() => call(api.POST('/api/v1/accounts', {
+    body: {
+      name: v.name,
+      provider: v.provider as 'anthropic',
+      api_key: v.api_key,
+      ...(v.base_url ? { base_url: v.base_url } : {}),
+      ...(v.proxy_url ? { proxy_url: v.proxy_url } : {}),
+      models: v.models.split(',').map((m) => m.trim()).filter(Boolean),
+    },
+  })), onDone);
+  const { error, busy } = add;
   return (
-    <form class="note" aria-label="Add an API-key account" onSubmit={submit}>
+    <form class="note" aria-label="Add an API-key account" onSubmit={onSubmit(add)}>
       <h2>New API-key account</h2>
       <Field label="Name" name="name" error={error}>{(p) => <input {...p} required value={v.name} onInput={set('name')} />}</Field>
       <Field label="Provider" name="provider" error={error}>

@@ -4,12 +4,13 @@
  * PUT/DELETE /api/v1/aliases/{name}.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { ModelListEditor } from '../components/model-list-editor.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 interface Alias {
   name: string;
@@ -43,30 +44,18 @@ export function Aliases({ me }: { me: Me }) {
 function AliasForm({ alias, onDone, onCancel }: { alias?: Alias; onDone: () => void; onCancel?: () => void }) {
   const [name, setName] = useState(alias?.name ?? '');
   const [models, setModels] = useState(alias?.models ?? []);
-  const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState(false);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await call(api.PUT('/api/v1/aliases/{name}', { params: { path: { name } }, body: { models } }));
-      setError(undefined);
-      setSaved(true);
-      onDone();
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
-  const remove = async () => {
+  const save = useAction(async () => {
+    await call(api.PUT('/api/v1/aliases/{name}', { params: { path: { name } }, body: { models } }));
+    setSaved(true);
+  }, onDone);
+  const remove = useAction(async () => {
     if (!alias || !confirm(`Delete the alias "${alias.name}"? Calls naming it are refused afterwards.`)) return;
-    try {
-      await call(api.DELETE('/api/v1/aliases/{name}', { params: { path: { name: alias.name } } }));
-      onDone();
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
+    await call(api.DELETE('/api/v1/aliases/{name}', { params: { path: { name: alias.name } } }));
+  }, onDone);
+  const error = save.error ?? remove.error;
   return (
-    <form class="card" style={{ marginBottom: '0.75rem' }} aria-label={alias ? `Alias ${alias.name}` : 'New alias'} onSubmit={save}>
+    <form class="card" style={{ marginBottom: '0.75rem' }} aria-label={alias ? `Alias ${alias.name}` : 'New alias'} onSubmit={onSubmit(save)}>
       {alias ? <h2>{alias.name}</h2> : (
         <Field label="Alias name" name="name" error={error}>{(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
       )}
@@ -74,7 +63,7 @@ function AliasForm({ alias, onDone, onCancel }: { alias?: Alias; onDone: () => v
       <FormError error={error} fields={alias ? [] : ['name']} />
       <div class="row">
         <button type="submit" class="primary">{alias ? 'Save order' : 'Create alias'}</button>
-        {alias && <button type="button" class="danger" onClick={remove}>Delete</button>}
+        {alias && <button type="button" class="danger" onClick={() => remove.run()}>Delete</button>}
         {onCancel && <button type="button" onClick={onCancel}>Cancel</button>}
         {saved && <span role="status">Saved.</span>}
       </div>

@@ -4,7 +4,7 @@
  * tags, user and request. GET/PATCH /api/v1/issues/{id}, GET /api/v1/issues/{id}/events, GET /api/v1/events/{id}.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { Breadcrumb, EventSummary, IssueDetail, List, SentryEvent, StoredEvent } from '../api/views.ts';
 import { fmtCount } from '../components/format.ts';
 import { StackTrace } from '../components/stack-trace.tsx';
@@ -12,6 +12,7 @@ import { ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { TimeChart } from '../components/time-chart.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { useAction } from '../components/use-action.ts';
 
 type Change = { state?: 'unresolved' | 'resolved' | 'resolved_in_next_release' | 'ignored'; ignore_until_count?: number | null; assignee?: string | null };
 
@@ -25,17 +26,9 @@ export function IssuePage({ id }: { id: string }) {
     () => (current ? call<StoredEvent>(api.GET('/api/v1/events/{event_id}', { params: { path: { event_id: current.event_id }, query: issue.data ? { project: String(issue.data.project) } : {} } })) : Promise.resolve(undefined)),
     [current?.event_id, issue.data?.project],
   );
-  const [error, setError] = useState<ApiError>();
   const [ignoreCount, setIgnoreCount] = useState('');
-  const change = async (body: Change) => {
-    try {
-      await call(api.PATCH('/api/v1/issues/{id}', { params: { path: { id } }, body }));
-      setError(undefined);
-      issue.reload();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
+  const changeIssue = useAction((body: Change) => call(api.PATCH('/api/v1/issues/{id}', { params: { path: { id } }, body })), issue.reload);
+  const change = changeIssue.run;
   const chart = useMemo(() => {
     const h = issue.data?.hourly ?? [];
     return { times: h.map((x) => Date.parse(x.hour) / 1000), series: [{ label: 'Events', values: h.map((x) => x.count), format: (v: number) => fmtCount(v, 'event'), bars: true, integer: true }] };
@@ -73,7 +66,7 @@ export function IssuePage({ id }: { id: string }) {
         )}
         {i.assignee ? <button type="button" onClick={() => change({ assignee: null })}>Unassign</button> : <button type="button" onClick={() => change({ assignee: 'me' })}>Assign to me</button>}
       </div>
-      {error && <ErrorNote error={error} />}
+      {changeIssue.error && <ErrorNote error={changeIssue.error} />}
 
       <div class="row" role="group" aria-label="Chart range">
         <h2>Events</h2>

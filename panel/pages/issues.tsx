@@ -4,7 +4,7 @@
  * GET /api/v1/projects, GET/PATCH /api/v1/projects/{id}/issues, POST /api/v1/projects.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { Issue, List, Me, Project } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount } from '../components/format.ts';
@@ -12,6 +12,7 @@ import { SdkSnippet } from '../components/sdk-snippet.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 import { navigate } from '../router.ts';
 
 const STATES = ['unresolved', 'resolved', 'resolved_in_next_release', 'ignored'];
@@ -57,21 +58,14 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
   const sort = query.get('sort') ?? 'last_seen';
   const [text, setText] = useState(q);
   const [picked, setPicked] = useState<Set<string>>(new Set());
-  const [error, setError] = useState<ApiError>();
   const issues = useLoad(
     () => call<List<Issue>>(api.GET('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) }, query: { state, sort, limit: '100', ...(level ? { level } : {}), ...(q ? { q } : {}) } } })),
     [project.id, state, level, q, sort],
   );
-  const bulk = async (change: { state: 'resolved' | 'ignored' }) => {
-    try {
-      await call(api.PATCH('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) } }, body: { ids: [...picked], ...change } }));
-      setPicked(new Set());
-      setError(undefined);
-      issues.reload();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
+  const bulk = useAction(async (change: { state: 'resolved' | 'ignored' }) => {
+    await call(api.PATCH('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) } }, body: { ids: [...picked], ...change } }));
+    setPicked(new Set());
+  }, issues.reload);
   const toggle = (id: string) => {
     const next = new Set(picked);
     if (next.has(id)) next.delete(id);
@@ -91,7 +85,7 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
         <div class="field"><label for="i-q">Title contains</label><input id="i-q" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} /></div>
         <button type="submit">Search</button>
       </form>
-      {error && <ErrorNote error={error} />}
+      {bulk.error && <ErrorNote error={bulk.error} />}
       {issues.loading && !issues.data && <Loading what="issues" />}
       {issues.error && <ErrorNote error={issues.error} onRetry={issues.reload} />}
       {issues.data && issues.data.items.length === 0 && (filtered ? (
@@ -108,8 +102,8 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
         <>
           <div class="row" role="group" aria-label="Change the selected issues">
             <span class="muted">{fmtCount(picked.size, 'issue')} selected</span>
-            <button type="button" disabled={picked.size === 0} onClick={() => bulk({ state: 'resolved' })}>Resolve selected</button>
-            <button type="button" disabled={picked.size === 0} onClick={() => bulk({ state: 'ignored' })}>Ignore selected</button>
+            <button type="button" disabled={picked.size === 0} onClick={() => bulk.run({ state: 'resolved' })}>Resolve selected</button>
+            <button type="button" disabled={picked.size === 0} onClick={() => bulk.run({ state: 'ignored' })}>Ignore selected</button>
           </div>
           <div class="table-wrap">
             <table aria-label="Issues">
@@ -139,19 +133,12 @@ function NewProject({ me, onCreated }: { me: Me; onCreated: (p: Project) => void
   const writable = me.teams.filter((t) => t.role !== 'viewer');
   const [name, setName] = useState('');
   const [team, setTeam] = useState(writable[0]?.id ?? '');
-  const [error, setError] = useState<ApiError>();
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      onCreated(await call<Project>(api.POST('/api/v1/projects', { body: { name }, headers: { 'x-svc-team': team } })));
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
+  const create = useAction(async () => onCreated(await call<Project>(api.POST('/api/v1/projects', { body: { name }, headers: { 'x-svc-team': team } }))));
+  const { error } = create;
   return (
     <Empty title="No projects yet: create one">
       <p>A project collects the errors of one application; it gets a DSN for the Sentry SDKs.</p>
-      <form onSubmit={submit} aria-label="Create a project">
+      <form onSubmit={onSubmit(create)} aria-label="Create a project">
         <Field label="Project name" name="name" error={error}>{(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
         <Field label="Team" name="team" error={error}>
           {(p) => <select {...p} value={team} onChange={(e) => setTeam(e.currentTarget.value)}>{writable.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}</select>}

@@ -3,7 +3,7 @@
  * button), changing one and revoking one. GET/POST /api/v1/keys, PATCH/DELETE /api/v1/keys/{id}.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { CreatedKey, GatewayKey, List, Me } from '../api/views.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
@@ -11,6 +11,7 @@ import { fmtUsd, fmtCount, fmtTokens } from '../components/format.ts';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 const LOG_BODIES = ['off', '1d', '7d', '30d'];
 
@@ -28,20 +29,13 @@ export function Keys({ me }: { me: Me }) {
   const [created, setCreated] = useState<CreatedKey>();
   const [showForm, setShowForm] = useState(false);
   const [editing, setEditing] = useState<GatewayKey>();
-  const [revokeError, setRevokeError] = useState<ApiError>();
+  const revoke = useAction(async (k: GatewayKey) => {
+    if (!confirm(`Revoke the key "${k.name}"? Calls with it are refused at once.`)) return;
+    await call(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } }));
+    if (created?.id === k.id) setCreated(undefined);
+  }, keys.reload);
   const teamName = (id: string) => me.teams.find((t) => t.id === id)?.name ?? id;
 
-  const revoke = async (k: GatewayKey) => {
-    if (!confirm(`Revoke the key "${k.name}"? Calls with it are refused at once.`)) return;
-    try {
-      await call(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } }));
-      setRevokeError(undefined);
-      if (created?.id === k.id) setCreated(undefined);
-      keys.reload();
-    } catch (e) {
-      setRevokeError(e as ApiError);
-    }
-  };
 
   return (
     <section aria-labelledby="keys-h">
@@ -59,7 +53,7 @@ export function Keys({ me }: { me: Me }) {
       )}
       {showForm && <KeyForm me={me} onCancel={() => setShowForm(false)} onDone={(k) => { setCreated(k as CreatedKey); setShowForm(false); keys.reload(); }} />}
       {editing && <KeyForm key={editing.id} me={me} editing={editing} onCancel={() => setEditing(undefined)} onDone={() => { setEditing(undefined); keys.reload(); }} />}
-      {revokeError && <ErrorNote error={revokeError} />}
+      {revoke.error && <ErrorNote error={revoke.error} />}
       {keys.loading && !keys.data && <Loading what="keys" />}
       {keys.error && <ErrorNote error={keys.error} onRetry={keys.reload} />}
       {keys.data && keys.data.items.length === 0 && !showForm && (
@@ -86,7 +80,7 @@ export function Keys({ me }: { me: Me }) {
                   <td><Time at={k.created_at} /></td>
                   <td class="row">
                     <button type="button" onClick={() => { setShowForm(false); setEditing(k); }} aria-label={`Edit ${k.name}`}>Edit</button>
-                    <button type="button" class="danger" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>
+                    <button type="button" class="danger" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>
                   </td>
                 </tr>
               ))}
@@ -117,27 +111,17 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
   const [limits, setLimits] = useState<Record<string, string>>(
     Object.fromEntries(Object.entries(editing?.limits ?? {}).filter(([, v]) => v != null).map(([k, v]) => [k, String(v)])),
   );
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
+  const save = useAction(async () => {
     const lim = Object.fromEntries(Object.entries(limits).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
-    try {
-      const fields = { name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim };
-      onDone(editing
-        ? await call<GatewayKey>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: editing.id } }, body: { ...fields, disabled } }))
-        : await call<CreatedKey>(api.POST('/api/v1/keys', { params: { query: team ? { team } : {} }, body: { ...fields, own } })));
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
+    const fields = { name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim };
+    onDone(editing
+      ? await call<GatewayKey>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: editing.id } }, body: { ...fields, disabled } }))
+      : await call<CreatedKey>(api.POST('/api/v1/keys', { params: { query: team ? { team } : {} }, body: { ...fields, own } })));
+  });
+  const { error, busy } = save;
   const fields = ['name', 'team', 'models', 'log_bodies', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
   return (
-    <form onSubmit={submit} aria-label={editing ? `Edit the key ${editing.name}` : 'Create a key'} class="note">
+    <form onSubmit={onSubmit(save)} aria-label={editing ? `Edit the key ${editing.name}` : 'Create a key'} class="note">
       <h2>{editing ? `Edit "${editing.name}"` : 'New key'}</h2>
       <Field label="Name" name="name" error={error}>
         {(p) => <input {...p} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}

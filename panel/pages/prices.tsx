@@ -4,11 +4,12 @@
  * PUT/DELETE /api/v1/prices/{model}.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { ErrorNote, Loading } from '../components/states.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 interface PriceFields {
   input_per_mtok: number;
@@ -27,22 +28,13 @@ const per = (v: number | null | undefined) => (v == null ? '—' : `$${v} / Mtok
 
 export function Prices({ me }: { me: Me }) {
   const prices = useLoad(() => call<List<PriceItem>>(api.GET('/api/v1/prices', { params: { query: { limit: '200' } } })), []);
-  const [error, setError] = useState<ApiError>();
-  const removeOverride = async (model: string) => {
-    try {
-      await call(api.DELETE('/api/v1/prices/{model}', { params: { path: { model } } }));
-      setError(undefined);
-      prices.reload();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
+  const removeOverride = useAction((model: string) => call(api.DELETE('/api/v1/prices/{model}', { params: { path: { model } } })), prices.reload);
   return (
     <section aria-labelledby="prices-h">
       <h1 id="prices-h">Prices</h1>
       <p class="muted">USD per million tokens. Cost of a call = its tokens × the effective price of the model that served it.</p>
       {me.is_superuser && <OverrideForm onDone={prices.reload} />}
-      {error && <ErrorNote error={error} />}
+      {removeOverride.error && <ErrorNote error={removeOverride.error} />}
       {prices.loading && !prices.data && <Loading what="prices" />}
       {prices.error && <ErrorNote error={prices.error} onRetry={prices.reload} />}
       {prices.data && (
@@ -58,7 +50,7 @@ export function Prices({ me }: { me: Me }) {
                   <td class="num">{per(p.effective?.cache_read_per_mtok)}</td>
                   <td class="num">{per(p.effective?.cache_write_per_mtok)}</td>
                   <td>{p.override ? `override${p.list ? ` (list: ${per(p.list.input_per_mtok)} in, ${per(p.list.output_per_mtok)} out)` : ''}` : p.effective?.source ?? 'none'}</td>
-                  {me.is_superuser && <td>{p.override && <button type="button" onClick={() => removeOverride(p.model)} aria-label={`Remove override of ${p.model}`}>Remove override</button>}</td>}
+                  {me.is_superuser && <td>{p.override && <button type="button" onClick={() => removeOverride.run(p.model)} aria-label={`Remove override of ${p.model}`}>Remove override</button>}</td>}
                 </tr>
               ))}
             </tbody>
@@ -71,21 +63,14 @@ export function Prices({ me }: { me: Me }) {
 
 function OverrideForm({ onDone }: { onDone: () => void }) {
   const [v, setV] = useState({ model: '', input_per_mtok: '', output_per_mtok: '' });
-  const [error, setError] = useState<ApiError>();
   const set = (k: keyof typeof v) => (e: Event) => setV({ ...v, [k]: (e.currentTarget as HTMLInputElement).value });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await call(api.PUT('/api/v1/prices/{model}', { params: { path: { model: v.model.trim() } }, body: { input_per_mtok: Number(v.input_per_mtok), output_per_mtok: Number(v.output_per_mtok) } }));
-      setError(undefined);
-      setV({ model: '', input_per_mtok: '', output_per_mtok: '' });
-      onDone();
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
+  const setPrice = useAction(async () => {
+    await call(api.PUT('/api/v1/prices/{model}', { params: { path: { model: v.model.trim() } }, body: { input_per_mtok: Number(v.input_per_mtok), output_per_mtok: Number(v.output_per_mtok) } }));
+    setV({ model: '', input_per_mtok: '', output_per_mtok: '' });
+  }, onDone);
+  const { error } = setPrice;
   return (
-    <form class="note row" aria-label="Set a price" onSubmit={submit}>
+    <form class="note row" aria-label="Set a price" onSubmit={onSubmit(setPrice)}>
       <Field label="Model or pattern" name="model" error={error}>{(p) => <input {...p} required value={v.model} onInput={set('model')} />}</Field>
       <Field label="Input ($ per Mtok)" name="input_per_mtok" error={error}>{(p) => <input {...p} type="number" min="0" step="any" required value={v.input_per_mtok} onInput={set('input_per_mtok')} />}</Field>
       <Field label="Output ($ per Mtok)" name="output_per_mtok" error={error}>{(p) => <input {...p} type="number" min="0" step="any" required value={v.output_per_mtok} onInput={set('output_per_mtok')} />}</Field>

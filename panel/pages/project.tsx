@@ -5,7 +5,7 @@
  * GET /api/v1/projects/{id}/stats, GET /api/v1/projects/{id}/releases.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { IngestStats, List, Project, Release } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount } from '../components/format.ts';
@@ -14,6 +14,7 @@ import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { TimeChart } from '../components/time-chart.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 const OUTCOMES = [
   { outcome: 'accepted', color: '--ok' },
@@ -26,19 +27,12 @@ export function ProjectPage({ id }: { id: string }) {
   const project = useLoad(() => call<Project>(api.GET('/api/v1/projects/{id}', { params: { path: { id } } })), [id]);
   const stats = useLoad(() => call<IngestStats>(api.GET('/api/v1/projects/{id}/stats', { params: { path: { id } } })), [id]);
   const releases = useLoad(() => call<List<Release>>(api.GET('/api/v1/projects/{id}/releases', { params: { path: { id } } })), [id]);
-  const [rotateError, setRotateError] = useState<ApiError>();
   const [rotated, setRotated] = useState(false);
-  const rotate = async () => {
+  const rotate = useAction(async () => {
     if (!confirm('Rotate the DSN? Every SDK still using the current DSN is refused at once, until it is given the new one.')) return;
-    try {
-      await call(api.POST('/api/v1/projects/{id}/keys', { params: { path: { id } } }));
-      setRotateError(undefined);
-      setRotated(true);
-      project.reload();
-    } catch (e) {
-      setRotateError(e as ApiError);
-    }
-  };
+    await call(api.POST('/api/v1/projects/{id}/keys', { params: { path: { id } } }));
+    setRotated(true);
+  }, project.reload);
   const chart = useMemo(() => {
     const s = stats.data?.series ?? [];
     return {
@@ -63,8 +57,8 @@ export function ProjectPage({ id }: { id: string }) {
       <h2>DSN</h2>
       {rotated && <p class="note" role="status">The DSN was rotated: give the new one to your SDKs; the old one is refused.</p>}
       {p.dsn ? <SdkSnippet dsn={p.dsn} /> : <p>This project has no active DSN.</p>}
-      <button type="button" class="danger" onClick={rotate}>Rotate the DSN</button>
-      {rotateError && <ErrorNote error={rotateError} />}
+      <button type="button" class="danger" onClick={() => rotate.run()}>Rotate the DSN</button>
+      {rotate.error && <ErrorNote error={rotate.error} />}
 
       <h2>Ingest</h2>
       <Settings p={p} onSaved={project.reload} />
@@ -99,30 +93,23 @@ export function ProjectPage({ id }: { id: string }) {
 
 function Settings({ p, onSaved }: { p: Project; onSaved: () => void }) {
   const [v, setV] = useState({ events_per_minute: String(p.events_per_minute), spike_threshold: String(p.spike_threshold), retention_days: String(p.retention_days), scrub_keys: p.scrub_keys.join(', ') });
-  const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState(false);
   const set = (k: keyof typeof v) => (e: Event) => { setSaved(false); setV({ ...v, [k]: (e.currentTarget as HTMLInputElement).value }); };
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await call(api.PATCH('/api/v1/projects/{id}', {
-        params: { path: { id: String(p.id) } },
-        body: {
-          events_per_minute: Number(v.events_per_minute),
-          spike_threshold: Number(v.spike_threshold),
-          retention_days: Number(v.retention_days),
-          scrub_keys: v.scrub_keys.split(',').map((s) => s.trim()).filter(Boolean),
-        },
-      }));
-      setError(undefined);
-      setSaved(true);
-      onSaved();
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
+  const save = useAction(async () => {
+    await call(api.PATCH('/api/v1/projects/{id}', {
+      params: { path: { id: String(p.id) } },
+      body: {
+        events_per_minute: Number(v.events_per_minute),
+        spike_threshold: Number(v.spike_threshold),
+        retention_days: Number(v.retention_days),
+        scrub_keys: v.scrub_keys.split(',').map((s) => s.trim()).filter(Boolean),
+      },
+    }));
+    setSaved(true);
+  }, onSaved);
+  const { error } = save;
   return (
-    <form aria-label="Ingest settings" onSubmit={submit}>
+    <form aria-label="Ingest settings" onSubmit={onSubmit(save)}>
       <div class="row">
         <Field label="Events per minute" name="events_per_minute" error={error} hint="Accepted per minute; more are answered 429.">
           {(a) => <input {...a} type="number" min="0" required value={v.events_per_minute} onInput={set('events_per_minute')} />}

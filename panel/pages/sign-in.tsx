@@ -1,31 +1,19 @@
 /** Sign in with user name and password; the service sets the HttpOnly session cookie. */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import { Field, FormError } from '../components/form.tsx';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expired: boolean }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      await call(api.POST('/api/v1/auth/login', { body: { username, password } }));
-      setError(undefined);
-      onSignedIn();
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const signIn = useAction(() => call(api.POST('/api/v1/auth/login', { body: { username, password } })), onSignedIn);
+  const { error, busy } = signIn;
   return (
     <main class="sign-in">
       <h1>Sign in to svc</h1>
       {expired && <p class="note" role="status">Your session has ended. Sign in again to go back to the page you were on.</p>}
-      <form onSubmit={submit} aria-label="Sign in">
+      <form onSubmit={onSubmit(signIn)} aria-label="Sign in">
         <Field label="User name" name="username" error={error}>
           {(p) => <input {...p} name="username" autoComplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />}
         </Field>

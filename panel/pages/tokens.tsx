@@ -3,13 +3,14 @@
  * tk_ secret once; revoking one stops it at once on every node. GET/POST /api/v1/tokens, DELETE /api/v1/tokens/{id}.
  */
 import { useState } from 'preact/hooks';
-import { api, call, type ApiError } from '../api/client.ts';
+import { api, call } from '../api/client.ts';
 import type { List } from '../api/views.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { onSubmit, useAction } from '../components/use-action.ts';
 
 interface Token {
   id: string;
@@ -27,17 +28,10 @@ const TTLS = [['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year'], ['neve
 export function Tokens() {
   const tokens = useLoad(() => call<List<Token>>(api.GET('/api/v1/tokens', { params: { query: { limit: '200' } } })), []);
   const [created, setCreated] = useState<Token & { token: string }>();
-  const [error, setError] = useState<ApiError>();
-  const revoke = async (t: Token) => {
+  const revoke = useAction(async (t: Token) => {
     if (!confirm(`Revoke the token "${t.name}"? Anything using it is refused at once.`)) return;
-    try {
-      await call(api.DELETE('/api/v1/tokens/{id}', { params: { path: { id: t.id } } }));
-      setError(undefined);
-      tokens.reload();
-    } catch (e) {
-      setError(e as ApiError);
-    }
-  };
+    await call(api.DELETE('/api/v1/tokens/{id}', { params: { path: { id: t.id } } }));
+  }, tokens.reload);
   const live = tokens.data?.items.filter((t) => !t.revoked_at) ?? [];
   return (
     <section aria-labelledby="tokens-h">
@@ -51,7 +45,7 @@ export function Tokens() {
         </div>
       )}
       <NewToken onCreated={(t) => { setCreated(t); tokens.reload(); }} />
-      {error && <ErrorNote error={error} />}
+      {revoke.error && <ErrorNote error={revoke.error} />}
       {tokens.loading && !tokens.data && <Loading what="tokens" />}
       {tokens.error && <ErrorNote error={tokens.error} onRetry={tokens.reload} />}
       {tokens.data && live.length === 0 && <Empty title="No API tokens"><p>Create one above, or run <code>svc login</code>, which creates one for the command line.</p></Empty>}
@@ -62,7 +56,7 @@ export function Tokens() {
             <tr key={t.id}>
               <td>{t.name}</td><td>{t.scope}</td><td><code>{t.hint}</code></td>
               <td><Time at={t.expires_at} empty="never" /></td><td><Time at={t.last_used_at} relative /></td>
-              <td><button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke ${t.name}`}>Revoke</button></td>
+              <td><button type="button" class="danger" onClick={() => revoke.run(t)} aria-label={`Revoke ${t.name}`}>Revoke</button></td>
             </tr>
           ))}</tbody>
         </table>
@@ -75,19 +69,13 @@ function NewToken({ onCreated }: { onCreated: (t: Token & { token: string }) => 
   const [name, setName] = useState('');
   const [scope, setScope] = useState<Token['scope']>('read');
   const [ttl, setTtl] = useState('90d');
-  const [error, setError] = useState<ApiError>();
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      onCreated(await call<Token & { token: string }>(api.POST('/api/v1/tokens', { body: { name, scope, ttl } })));
-      setName('');
-      setError(undefined);
-    } catch (err) {
-      setError(err as ApiError);
-    }
-  };
+  const create = useAction(async () => {
+    onCreated(await call<Token & { token: string }>(api.POST('/api/v1/tokens', { body: { name, scope, ttl } })));
+    setName('');
+  });
+  const { error } = create;
   return (
-    <form class="note row" aria-label="Create a token" onSubmit={submit}>
+    <form class="note row" aria-label="Create a token" onSubmit={onSubmit(create)}>
       <Field label="Name" name="name" error={error}>{(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
       <Field label="Scope" name="scope" error={error}>
         {(p) => <select {...p} value={scope} onChange={(e) => setScope(e.currentTarget.value as Token['scope'])}><option value="read">read</option><option value="deploy">deploy (CI: releases)</option><option value="write">write</option></select>}
