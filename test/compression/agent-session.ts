@@ -9,6 +9,7 @@
  * lines and one failing test whose message later turns quote (a marked span).
  */
 import type { Conversation, Part, ToolDef, Turn } from '../../translators/model.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 export interface SessionParams {
   seed: number;
@@ -32,18 +33,6 @@ export interface Session {
   conversation: Conversation;
   /** Strings later turns depend on; every one must survive compression somewhere in the conversation. */
   spans: string[];
-}
-
-/** mulberry32: a small seeded PRNG, so every run generates the same sessions. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['value', 'result', 'config', 'items', 'index', 'count', 'buffer', 'entry', 'request', 'options', 'state', 'limit'];
@@ -85,7 +74,7 @@ const TOOLS: ToolDef[] = ['Read', 'Grep', 'Bash', 'LS'].map((name) => ({
 }));
 
 export function generateSession(p: SessionParams = DEFAULT_SESSION): Session {
-  const rand = rng(p.seed);
+  const rand = seededRandom(p.seed);
   const pick = (range: [number, number]) => range[0] + Math.floor(rand() * (range[1] - range[0] + 1));
   const files = Array.from({ length: 30 }, (_, i) => `src/${WORDS[i % WORDS.length]}/${WORDS[(i * 7) % WORDS.length]}-${i}.ts`);
   const reads: { path: string; text: string }[] = [];
