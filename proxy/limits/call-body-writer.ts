@@ -1,12 +1,19 @@
 /**
- * Writes kept call bodies (table call_bodies) in batches, off the request path, like the usage writer: rows queue
- * in memory and go out in one multi-row INSERT every `flushMs` or as soon as `batchSize` rows or `batchBytes`
- * wait. The queue is bounded in bytes; past it the oldest rows are dropped and counted (the gateway keeps
- * answering). The INSERT joins gateway_keys under FOR SHARE and keeps only rows whose key still logs bodies, so a
- * key switched to `off` (whose rows the control plane deletes at once) never gets rows back from a batch in flight.
+ * Writes kept call bodies (table call_bodies) on the shared durable write path (core/writes/durable-writer.ts), off
+ * the request path: rows queue in memory and go out in one multi-row INSERT every `flushMs` or as soon as
+ * `batchSize` rows or `batchBytes` wait. While Postgres is unreachable they go to the node's call-body journal
+ * (`<dataDir>/journal/call-bodies/`) and are replayed once it is back; the INSERT skips ids already stored, so a
+ * replay never doubles a row. The queue is bounded in bytes; past it (or with the database down and the journal
+ * full) new rows are dropped and counted: a kept body is a debugging aid, and the gateway keeps answering. A row
+ * Postgres refuses for its content is dropped and counted the same way, without holding up the others. The INSERT
+ * joins gateway_keys under FOR SHARE and keeps only rows whose key still logs bodies, so a key switched to `off`
+ * (whose rows the control plane deletes at once) never gets rows back from a batch in flight.
  */
 import type { Db } from '../../core/db/db.ts';
+import { svcError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { DurableWriter } from '../../core/writes/durable-writer.ts';
+import { WriteJournal } from '../../core/writes/write-journal.ts';
 
 export interface CallBodyRow {
   id: string;
@@ -30,6 +37,8 @@ export interface CallBodyWriterOptions {
   batchSize?: number;
   batchBytes?: number;
   maxQueuedBytes?: number;
+  /** The node's call-body journal: directory and size bound. Without it, a failing database is retried in memory. */
+  journal?: { dir: string; maxBytes: number };
 }
 
 const COLUMNS = [
@@ -49,103 +58,83 @@ function insertSql(n: number): string {
   return `INSERT INTO call_bodies (${NAMES})
     SELECT ${COLUMNS.map(([n]) => `v.${n}`).join(', ')} FROM (VALUES ${rows.join(',')}) AS v(${NAMES})
       JOIN gateway_keys g ON g.id = v.key_id AND g.log_bodies <> 'off'
-    FOR SHARE OF g`;
+    FOR SHARE OF g
+    ON CONFLICT (id) DO NOTHING`;
 }
 
-/** A row that failed this many batches is dropped (the database refuses it, or is down for long). */
-const MAX_ATTEMPTS = 5;
-
 const sizeOf = (r: CallBodyRow) => r.request.length + (r.response?.length ?? 0) + 256;
+
+/** How a row is kept in the journal: JSON, its times as ISO text. */
+const codec = {
+  encode: (r: CallBodyRow) => Buffer.from(JSON.stringify(r)),
+  decode: (b: Buffer): CallBodyRow => {
+    const r = JSON.parse(b.toString('utf8')) as CallBodyRow;
+    return { ...r, createdAt: new Date(r.createdAt), expiresAt: new Date(r.expiresAt) };
+  },
+};
 
 export class CallBodyWriter {
   #db: Db;
   #log: Logger;
-  #flushMs: number;
-  #batchSize: number;
-  #batchBytes: number;
-  #maxQueuedBytes: number;
-  #queue: CallBodyRow[] = [];
-  #queuedBytes = 0;
-  #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> | undefined;
-  #attempts = new WeakMap<CallBodyRow, number>();
+  #rows: DurableWriter<CallBodyRow>;
+  /** Rows not kept: the queue or journal was full, or the database refused them. */
   dropped = 0;
-  written = 0;
 
   constructor(db: Db, log: Logger, options: CallBodyWriterOptions = {}) {
     this.#db = db;
     this.#log = log;
-    this.#flushMs = options.flushMs ?? 500;
-    this.#batchSize = options.batchSize ?? 100;
-    this.#batchBytes = options.batchBytes ?? 8 * 1024 * 1024;
-    this.#maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
+    this.#rows = new DurableWriter<CallBodyRow>({
+      name: 'call-bodies',
+      log,
+      commit: async (rows) => {
+        const params: unknown[] = [];
+        for (const r of rows) params.push(...values(r));
+        await this.#db.query(insertSql(rows.length), params);
+      },
+      sizeOf,
+      maxRows: Number.MAX_SAFE_INTEGER,
+      maxBytes: options.maxQueuedBytes ?? 64 * 1024 * 1024,
+      batchSize: options.batchSize ?? 100,
+      batchBytes: options.batchBytes ?? 8 * 1024 * 1024,
+      flushMs: options.flushMs ?? 500,
+      ...(options.journal ? { journal: { journal: new WriteJournal(options.journal.dir, { maxBytes: options.journal.maxBytes }), codec } } : {}),
+      whenJournalFull: 'reject',
+      refuse: (reason) => svcError('service_unavailable', `call-body writer refused a row: ${reason}`),
+      onReplayRejected: (r, reason) => this.#drop(r, reason),
+    });
   }
 
+  /** Queues a row; never throws and never waits (the answer does not depend on it). */
   write(row: CallBodyRow): void {
-    const size = sizeOf(row);
-    while (this.#queue.length > 0 && this.#queuedBytes + size > this.#maxQueuedBytes) {
-      this.#queuedBytes -= sizeOf(this.#queue.shift() as CallBodyRow);
-      if (++this.dropped % 100 === 1) this.#log.error({ dropped: this.dropped }, 'call-body queue full: dropping the oldest call bodies');
+    let written;
+    try {
+      written = this.#rows.write(row);
+    } catch (err) {
+      this.#drop(row, (err as Error).message);
+      return;
     }
-    this.#queue.push(row);
-    this.#queuedBytes += size;
-    if (this.#queue.length >= this.#batchSize || this.#queuedBytes >= this.#batchBytes) void this.#flush();
-    else this.#timer ??= setTimeout(() => void this.#flush(), this.#flushMs);
+    written.then(
+      (r) => {
+        if (r.status === 'rejected') this.#drop(row, r.reason);
+      },
+      (err: unknown) => this.#drop(row, (err as Error).message),
+    );
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#rows.pending;
+  }
+
+  /** Rows committed so far (replays included). */
+  get written(): number {
+    return this.#rows.stats.committed + this.#rows.stats.replayed;
   }
 
   async drain(timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#queue.length > 0 || this.#writing) {
-      if (Date.now() > deadline) {
-        this.#log.error({ rows: this.#queue.length }, 'call bodies could not be written before shutdown');
-        return;
-      }
-      await this.#flush();
-    }
+    await this.#rows.drain(timeoutMs);
   }
 
-  async #flush(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    if (this.#writing) return this.#writing;
-    if (this.#queue.length === 0) return;
-    let n = 0;
-    let bytes = 0;
-    while (n < this.#queue.length && n < this.#batchSize && (n === 0 || bytes + sizeOf(this.#queue[n]) <= this.#batchBytes)) bytes += sizeOf(this.#queue[n++]);
-    const batch = this.#queue.splice(0, n);
-    this.#queuedBytes -= bytes;
-    this.#writing = this.#insert(batch).finally(() => {
-      this.#writing = undefined;
-      if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.#flush(), 0);
-    });
-    return this.#writing;
-  }
-
-  async #insert(batch: CallBodyRow[]): Promise<void> {
-    const params: unknown[] = [];
-    for (const r of batch) params.push(...values(r));
-    try {
-      await this.#db.query(insertSql(batch.length), params);
-      this.written += batch.length;
-    } catch (err) {
-      this.#log.error({ err, rows: batch.length }, 'writing call bodies failed; will retry');
-      for (const r of batch.reverse()) {
-        const attempts = (this.#attempts.get(r) ?? 0) + 1;
-        this.#attempts.set(r, attempts);
-        if (attempts >= MAX_ATTEMPTS || this.#queuedBytes + sizeOf(r) > this.#maxQueuedBytes) {
-          this.dropped++;
-          continue;
-        }
-        this.#queue.unshift(r);
-        this.#queuedBytes += sizeOf(r);
-      }
-      await new Promise((r) => setTimeout(r, Math.min(1000, this.#flushMs * 2)));
-    }
+  #drop(row: CallBodyRow, reason: string): void {
+    if (++this.dropped % 100 === 1) this.#log.error({ dropped: this.dropped, id: row.id, key_id: row.keyId, reason }, 'call body not kept');
   }
 }

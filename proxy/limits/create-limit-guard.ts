@@ -3,6 +3,7 @@
  * that matches the counters, the shared clock, the spend seeder, budget alerts and the call-body writer.
  * `start()` measures the clock offset (and every minute after); `drain()` writes queued call bodies and stops.
  */
+import { join } from 'node:path';
 import type { AppContext } from '../../core/context.ts';
 import { createLimitStore } from '../../core/limits/create-limit-store.ts';
 import { ServerTime } from '../../core/limits/server-time.ts';
@@ -28,7 +29,10 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   const store = createLimitStore(ctx.counters, ctx.clock);
   const time = new ServerTime(ctx.clock, ctx.counters);
   const alerts = new BudgetAlerts(ctx);
-  const bodies = new CallBodyWriter(ctx.db, ctx.log, opts.bodies);
+  const bodies = new CallBodyWriter(ctx.db, ctx.log, {
+    journal: { dir: join(ctx.config.dataDir, 'journal', 'call-bodies'), maxBytes: ctx.config.journalMaxBytes },
+    ...opts.bodies,
+  });
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
   // One flush per round of I/O for both: their scripts leave in one write.
   const turn = new TurnFlush();
