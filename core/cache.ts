@@ -2,10 +2,18 @@
  * Caches of data-plane lookups (gateway keys, accounts, projects, DSN keys). A change on any node publishes the
  * cache name (and the key, when one) on the shared bus; every node drops the entry within milliseconds. A short
  * TTL bounds staleness should a message ever be lost.
+ *
+ * When the bus itself is down (Redis restart), invalidations published meanwhile never arrive: the TTL bounds how
+ * long a node may serve what they would have dropped, and a publish that fails is logged, not an error for the
+ * change that caused it (the change is already committed). While the database does not answer, an entry past its
+ * TTL is still served for a while (stale-if-error, at most STALE_MS) so known keys keep working through a database
+ * restart.
  */
 import type { Counters } from './counters/counters.ts';
 
 const CHANNEL = 'cache-invalidate';
+/** How long past its TTL an entry may be served when reloading it fails. */
+export const STALE_MS = 10 * 60_000;
 
 interface Slot<V> {
   value: V;
@@ -37,6 +45,7 @@ export class LookupCache<V> {
     if (hit && hit.expiresAt > Date.now()) return hit.value;
     const pending = this.#loading.get(key);
     if (pending) return pending;
+    const stale = hit && hit.expiresAt + STALE_MS > Date.now() ? hit : undefined;
     const p = load(key)
       .then((value) => {
         if (this.#loading.get(key) === p) {
@@ -44,6 +53,12 @@ export class LookupCache<V> {
           this.#map.set(key, { value, expiresAt: Date.now() + this.#ttlMs });
         }
         return value;
+      })
+      .catch((err: unknown) => {
+        // Stale-if-error: a recent value beats a refusal while the database restarts. It keeps its old expiry (the
+        // next call tries the database again), and an invalidated entry is gone from the map, never served.
+        if (stale && this.#map.get(key) === stale) return stale.value;
+        throw err;
       })
       .finally(() => {
         if (this.#loading.get(key) === p) this.#loading.delete(key);
@@ -69,8 +84,11 @@ export class CacheBus {
   #caches = new Map<string, LookupCache<unknown>[]>();
   #started = false;
 
-  constructor(counters: Counters) {
+  #log: ((err: unknown) => void) | undefined;
+
+  constructor(counters: Counters, onPublishError?: (err: unknown) => void) {
     this.#counters = counters;
+    this.#log = onPublishError;
   }
 
   async start(): Promise<void> {
@@ -96,6 +114,11 @@ export class CacheBus {
   /** Drops the entry locally at once, then tells every other node. */
   async invalidate(cache: string, key?: string): Promise<void> {
     for (const c of this.#caches.get(cache) ?? []) c.drop(key);
-    await this.#counters.publish(CHANNEL, JSON.stringify({ cache, key }));
+    try {
+      await this.#counters.publish(CHANNEL, JSON.stringify({ cache, key }));
+    } catch (err) {
+      // Redis is down: the TTL bounds staleness on the other nodes; the change itself is already committed.
+      this.#log?.(err);
+    }
   }
 }

@@ -56,7 +56,7 @@ export async function openContext(config: Config, log: Logger, opts: { clock?: C
       counters = r;
     } else counters = new MemoryCounters(clock);
   }
-  const caches = new CacheBus(counters);
+  const caches = new CacheBus(counters, (err) => log.warn({ err }, 'cache invalidation not published (Redis unreachable); nodes drop their caches when it is back'));
   await caches.start();
   const secret = secretKeyOf(config);
   setCursorKey(secret);

@@ -1,6 +1,11 @@
 /**
  * Counters on Redis: atomic Lua scripts on Redis time, so every proxy node shares one exact window. One connection
  * for commands, one for subscriptions (a subscribed connection can issue nothing else).
+ *
+ * A Redis restart or failover is routine: both connections reconnect forever with a capped, jittered backoff and
+ * never end the process. While the command connection is down, commands fail at once (no offline queue) so callers
+ * decide (budgets fail closed, the sign-in throttle fails open). The subscription connection re-subscribes by itself
+ * after a reconnect (messages published meanwhile are lost; see core/cache.ts for what bounds that).
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -28,6 +33,11 @@ return v`;
 
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+/** Reconnect forever: 100 ms doubling to 2 s, with jitter so the nodes of a cluster do not reconnect in step. */
+export function reconnectDelay(attempt: number): number {
+  return Math.round(Math.min(2000, 100 * 2 ** Math.min(attempt - 1, 5)) * (0.75 + Math.random() / 2));
+}
+
 interface Scripts {
   svcHit(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
   svcIncr(key: string, by: number, ttlMs: number): Promise<string>;
@@ -45,7 +55,7 @@ export class RedisCounters implements Counters {
     this.#url = url;
     this.prefix = prefix;
     // Auto-pipelining: the commands issued in one event-loop turn share one socket write (one syscall).
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true });
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true, retryStrategy: reconnectDelay });
     this.redis.on('error', () => {});
     // Defined commands run by EVALSHA (the script body is sent once, not with every call as EVAL does).
     this.redis.defineCommand('svcHit', { numberOfKeys: 1, lua: HIT });
@@ -114,8 +124,9 @@ export class RedisCounters implements Counters {
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
     if (!this.#sub) {
-      this.#sub = new Redis(this.#url, { maxRetriesPerRequest: null });
-      this.#sub.on('error', () => {});
+      const sub = new Redis(this.#url, { maxRetriesPerRequest: null, retryStrategy: reconnectDelay });
+      this.#sub = sub;
+      sub.on('error', () => {});
       this.#sub.on('message', (ch: string, msg: string) => {
         for (const h of this.#handlers.get(ch) ?? []) h(msg);
       });
