@@ -2,8 +2,8 @@
  * A call's usage record is durable before the last byte of its answer reaches the client (issue 11 point 2): the
  * usage writer's write() is held here (a promise the test resolves, after the real writer has the record), and the
  * official SDKs must not see their answer complete until it is let go: a JSON answer's last byte, and a stream's
- * final event (chat `[DONE]`, messages `message_stop`, generative-language the chunk with its finishReason), same
- * style and translated. Everything before the final event arrives while the write is held. A record that cannot be
+ * final event (chat `[DONE]`, messages `message_stop`, responses `response.completed`, generative-language the chunk
+ * with its finishReason), same style and translated. Everything before the final event arrives while the write is held. A record that cannot be
  * made durable does not stop the answer.
  *
  * The checks that something has NOT happened yet wait a short grace period after the condition that precedes it;
@@ -140,6 +140,26 @@ describe('a stream', () => {
     expect(ended).toBe(true);
   });
 
+  it('openai SDK, chat upstream without include_usage (the usage chunk cut out): [DONE] waits; the finish chunk does not', async () => {
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    let ended = false;
+    const run = async () => {
+      for await (const c of await openai.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'stream' }] })) chunks.push(c);
+      ended = true;
+    };
+    await heldUntilDurable(run, () => chunks.some((c) => c.choices[0]?.finish_reason), () => ended);
+    expect(chunks.some((c) => c.usage)).toBe(false);
+  });
+
+  it('openai SDK responses, chat upstream (translated): response.completed waits; the output events do not', async () => {
+    const types: string[] = [];
+    const run = async () => {
+      for await (const ev of await openai.responses.create({ model: 'gpt-4o-mini', stream: true, input: 'stream' })) types.push(ev.type);
+    };
+    await heldUntilDurable(run, () => types.includes('response.output_item.done'), () => types.includes('response.completed'));
+    expect(types.at(-1)).toBe('response.completed');
+  });
+
   it.each([
     ['messages upstream (passthrough)', 'claude-haiku-4-5'],
     ['generative upstream (translated)', 'gemini-2.5-flash'],
@@ -182,8 +202,8 @@ describe('a record that cannot be made durable', () => {
 
 describe('the records', () => {
   it('are all stored with their usage', async () => {
-    const rows = await g.usage(11);
-    expect(rows).toHaveLength(11);
+    const rows = await g.usage(13);
+    expect(rows).toHaveLength(13);
     expect(rows.every((r) => r.status === 200 && r.output_tokens > 0)).toBe(true);
   });
 });
