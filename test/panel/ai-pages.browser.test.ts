@@ -29,7 +29,7 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensurePanelBuilt();
+    await ensurePanelBuilt();
     g = await startPlanEnv({ clock });
     const u = await g.s.api('POST', '/api/v1/users', { username: 'lin', password: PASSWORD, is_superuser: true });
     expect(u.statusCode, u.body).toBe(201);

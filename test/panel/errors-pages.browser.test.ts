@@ -19,7 +19,7 @@ describe.skipIf(!haveChromium)('the error pages of the panel', () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensurePanelBuilt();
+    await ensurePanelBuilt();
     s = await startTestServer({ listen: true });
     const team = await makeTeam(s, 'shop');
     await makeUser(s, 'grace', { [team]: 'admin' });

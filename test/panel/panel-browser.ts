@@ -4,7 +4,8 @@
  * screenshots into a temporary folder.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,11 +30,34 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-export function ensurePanelBuilt(): void {
+const built = () => {
   const index = join(PANEL_DIST, 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestSource(PANEL)) return;
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  execFileSync(process.execPath, [vite, 'build', '--config', 'panel/vite.config.ts'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
+  return existsSync(index) && statSync(index).mtimeMs >= newestSource(PANEL);
+};
+
+/**
+ * Builds the panel when its build is missing or stale. Test files run in parallel workers: a lock directory makes
+ * one of them build while the others wait and then find the build fresh (a lock older than two minutes is stale).
+ */
+export async function ensurePanelBuilt(): Promise<void> {
+  const lock = join(tmpdir(), `svc-panel-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  while (!built()) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    try {
+      if (built()) return;
+      const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+      execFileSync(process.execPath, [vite, 'build', '--config', 'panel/vite.config.ts'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 export async function launchChromium(): Promise<Browser> {

@@ -20,7 +20,7 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    ensurePanelBuilt();
+    await ensurePanelBuilt();
     s = await startTestServer({ listen: true });
     const team = await makeTeam(s, 'web');
     await makeUser(s, 'ada', { [team]: 'owner' });
