@@ -57,12 +57,11 @@ export class CallCompressor {
     if (call.op !== 'generate') return NONE;
     // An unknown header value is the caller's mistake: 400 before any upstream call.
     const header = headerMode(call.headers);
-    const plan = planCompression(this.#handle.settings(), call.key, header, model, upstreamStyle);
-    if (plan.mode === 'off') {
-      this.#handle.answerHeader(undefined);
-      this.#pending = undefined;
-      return NONE;
-    }
+    const settings = this.#handle.settings();
+    // The usual case costs no more than this: nothing is planned, decoded or allocated.
+    if (settings.mode === 'off' || header === 'off') return this.#off();
+    const plan = planCompression(settings, call.key, header, model, upstreamStyle);
+    if (plan.mode === 'off') return this.#off();
     this.#schedule();
     if (plan.mode === 'audit-only') {
       this.#handle.answerHeader('mode=audit-only');
@@ -73,8 +72,7 @@ export class CallCompressor {
     try {
       result = this.#compress(plan.options);
     } catch (err) {
-      this.#handle.answerHeader(undefined);
-      this.#pending = undefined;
+      this.#off();
       return { warnings: [`The conversation was sent uncompressed: ${err instanceof Error ? err.message : String(err)}`] };
     }
     this.#handle.answerHeader(compressionHeaderValue(result));
@@ -82,6 +80,15 @@ export class CallCompressor {
     // Once the compressor is active (a frontier), every turn is encoded from the model, changed or not, so that the
     // bytes of the history stay the same from turn to turn; below it, the client's bytes pass as they are.
     return result.frontier.index === 0 ? NONE : { conversation: result.conversation, warnings: [] };
+  }
+
+  /** This attempt does not go through the compressor (an earlier attempt of the call may have). */
+  #off(): AttemptCompression {
+    if (this.#pending !== undefined) {
+      this.#handle.answerHeader(undefined);
+      this.#pending = undefined;
+    }
+    return NONE;
   }
 
   /** One compression per set of options (attempts of the same thresholds share it). */

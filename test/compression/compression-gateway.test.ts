@@ -148,6 +148,17 @@ describe('off, audit-only and on through the gateway', () => {
   });
 });
 
+describe('a conversation the compressor cannot read', () => {
+  it('goes up uncompressed, as the client sent it, and the answer says so in X-Svc-Warning', async () => {
+    await setCompression({ mode: 'on' });
+    const body = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 5 }] });
+    const { res, upstream } = await post(body);
+    expect(upstream?.raw).toBe(body);
+    expect(res.headers.get('x-svc-warning')).toContain('The conversation was sent uncompressed');
+    expect(res.headers.get('x-svc-compression')).toBeNull();
+  });
+});
+
 describe('precedence: the lowest of instance, rule, team and key; the header only lowers', () => {
   const modeOf = async (model = 'claude-sonnet-4-6', headers: Record<string, string> = {}) => {
     const body = bigBody(model);
