@@ -21,6 +21,7 @@ import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
 import { ProjectPage } from './pages/project.tsx';
 import { Tokens } from './pages/tokens.tsx';
+import { Teams } from './pages/teams.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -32,6 +33,7 @@ const NAV = [
   { href: '/ai/aliases', label: 'Aliases' },
   { href: '/ai/prices', label: 'Prices' },
   { href: '/errors', label: 'Issues' },
+  { href: '/settings/teams', label: 'Teams' },
   { href: '/settings/tokens', label: 'API tokens' },
 ];
 
@@ -128,6 +130,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/ai/prices') return <Prices me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
   if (path === '/settings/tokens') return <Tokens />;
+  if (path === '/settings/teams') return <Teams />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
   const project = match('/errors/projects/:id', path);

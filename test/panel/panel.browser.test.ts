@@ -136,6 +136,27 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     expect((await s.api('GET', '/api/v1/tokens?user=ada')).json().items.find((t: { name: string }) => t.name === 'ci').revoked_at).not.toBeNull();
   });
 
+  it('manages a team\'s members: add, change a role, remove; an unknown user name is refused', async () => {
+    const bob = await s.api('POST', '/api/v1/users', { username: 'bob', password: PASSWORD });
+    expect(bob.statusCode, bob.body).toBe(201);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
+    const add = page.getByRole('form', { name: 'Add a member to web' });
+    await add.getByLabel('User name').fill('nobody');
+    await add.getByRole('button', { name: 'Add member' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('"nobody" was not found');
+    await add.getByLabel('User name').fill('bob');
+    await add.getByLabel('Role').selectOption('viewer');
+    await add.getByRole('button', { name: 'Add member' }).click();
+    const members = page.getByRole('table', { name: 'Members of web' });
+    await members.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    await members.getByLabel('Role of bob').selectOption('member');
+    await expect.poll(async () => (await s.api('GET', '/api/v1/teams/web/members')).json().items.find((m: { username: string }) => m.username === 'bob')?.role).toBe('member');
+    await expectAccessible(page, 'teams');
+    page.once('dialog', (d) => void d.accept());
+    await members.getByRole('button', { name: 'Remove bob' }).click();
+    await members.getByRole('cell', { name: 'bob', exact: true }).waitFor({ state: 'detached' });
+  });
+
   it('refuses a cross-site write made with the session cookie', async () => {
     const cookies = await context.cookies(s.url);
     const session = cookies.find((c) => c.httpOnly && c.sameSite === 'Strict');
