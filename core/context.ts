@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Counters } from './counters/counters.ts';
 import type { Db } from './db/db.ts';
 import type { CacheBus } from './cache.ts';
+import type { HealthChecks } from './health.ts';
 import type { Logger } from './logger.ts';
 
 export interface AppContext {
@@ -13,6 +14,8 @@ export interface AppContext {
   caches: CacheBus;
   log: Logger;
   clock: Clock;
+  /** Named checks behind /api/v1/health and /healthz; features add theirs (core/health.ts). */
+  health: HealthChecks;
   /** Encryption key for secrets at rest (32 bytes), derived from SVC_SECRET_KEY. */
   secretKey: Buffer;
   version: string;

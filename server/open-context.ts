@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CacheBus } from '../core/cache.ts';
+import { HealthChecks } from '../core/health.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import type { AppContext } from '../core/context.ts';
@@ -60,5 +61,5 @@ export async function openContext(config: Config, log: Logger, opts: { clock?: C
   await caches.start();
   const secret = secretKeyOf(config);
   setCursorKey(secret);
-  return { config, db, counters, caches, log, clock, secretKey: deriveKey(secret), version: packageVersion() };
+  return { config, db, counters, caches, log, clock, health: new HealthChecks(), secretKey: deriveKey(secret), version: packageVersion() };
 }
