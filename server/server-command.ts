@@ -2,6 +2,7 @@
  * The server's commands, run by main.js:
  *   node main.js serve [--role all|proxy|control-plane]   (npm start = all roles in one process)
  *   node main.js migrate                                  (apply migrations and exit)
+ *   node main.js journal drain                            (replay SVC_DATA_DIR's write journals and exit)
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../core/config.ts';
@@ -9,6 +10,7 @@ import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { bootstrapAdmin } from '../control-plane/identity/bootstrap-admin.ts';
 import { buildServer } from './build-server.ts';
+import { drainJournals } from './journal-drain.ts';
 import { MIGRATIONS_DIR, openContext, openDb } from './open-context.ts';
 
 const ROLES: Role[] = ['all', 'proxy', 'control-plane'];
@@ -16,8 +18,8 @@ const ROLES: Role[] = ['all', 'proxy', 'control-plane'];
 export async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { role: { type: 'string', default: 'all' }, help: { type: 'boolean', short: 'h' } } });
   const command = positionals[0] ?? 'serve';
-  if (values.help || !['serve', 'migrate'].includes(command)) {
-    process.stdout.write('usage: svc-server serve [--role all|proxy|control-plane] | migrate\n');
+  if (values.help || !['serve', 'migrate', 'journal'].includes(command) || (command === 'journal' && positionals[1] !== 'drain')) {
+    process.stdout.write('usage: svc-server serve [--role all|proxy|control-plane] | migrate | journal drain\n');
     process.exit(values.help ? 0 : 2);
   }
   const role = values.role as Role;
@@ -30,6 +32,14 @@ export async function main(): Promise<void> {
     const applied = await migrate(db, MIGRATIONS_DIR, (name) => process.stdout.write(`applied ${name}\n`));
     process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'database is up to date\n');
     await db.close();
+    return;
+  }
+
+  if (command === 'journal') {
+    const ctx = await openContext(config, log);
+    await drainJournals(ctx, (line) => process.stdout.write(line));
+    await ctx.counters.close();
+    await ctx.db.close();
     return;
   }
 

@@ -130,6 +130,11 @@ export class CallBodyWriter {
     return this.#rows.stats.committed + this.#rows.stats.replayed;
   }
 
+  /** Replays the call-body journal now (the writer also does so by itself at start and once Postgres is back). */
+  replay(): Promise<void> {
+    return this.#rows.replay();
+  }
+
   async drain(timeoutMs = 10_000): Promise<void> {
     await this.#rows.drain(timeoutMs);
   }

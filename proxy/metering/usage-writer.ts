@@ -167,6 +167,11 @@ export class UsageWriter {
     return this.#rows.pending >= this.#maxQueued || this.#rows.full;
   }
 
+  /** Replays the usage journal now (the writer also does so by itself at start and once Postgres is back). */
+  replay(): Promise<void> {
+    return this.#rows.replay();
+  }
+
   /** Makes everything queued durable. */
   async drain(timeoutMs = 10_000): Promise<void> {
     await this.#rows.drain(timeoutMs);

@@ -3,11 +3,14 @@
  * is killed with SIGKILL in the middle of the load, then started again on the same data directory; every event id
  * it answered 200 for must be stored. Once with Postgres up (acknowledged = committed), once with Postgres stopped
  * while the load runs (acknowledged = fsynced to the node's journal, replayed by the restarted node once Postgres is
- * back). Runs on a throwaway Postgres, since the second case stops it.
+ * back, or by `node main.js journal drain`). Runs on a throwaway Postgres, since these cases stop it.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '../../core/ids.ts';
@@ -18,6 +21,8 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throw
 import { eventEnvelope, randomEventId, sentryAuth } from './support/ingest-helpers.ts';
 
 const SENDERS = 16;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const run = promisify(execFile);
 
 let pgServer: ThrowawayPostgres;
 let db: pg.Client;
@@ -141,8 +146,8 @@ describe('events answered 200 survive kill -9', () => {
     expect(missing).toEqual([]);
   }, 180_000);
 
-  it('with Postgres down: every acknowledged event is journaled, and replayed by the restarted node once Postgres is back', async () => {
-    const node = nodes[nodes.length - 1];
+  /** Load with Postgres stopped, then kill -9 and start Postgres again; returns the acknowledged ids. */
+  async function loadWhileDown(node: NodeProcess): Promise<Set<string>> {
     // Warm the node's project and key caches, so the fast path needs no database.
     const warm = load(node, project);
     await untilAcked(warm, 20);
@@ -161,6 +166,11 @@ describe('events answered 200 survive kill -9', () => {
     expect(acked.size).toBeGreaterThanOrEqual(500);
     expect(readdirSync(join(dataDir, 'journal', 'events')).length).toBeGreaterThan(0);
     await connect();
+    return acked;
+  }
+
+  it('with Postgres down: every acknowledged event is journaled, and replayed by the restarted node once Postgres is back', async () => {
+    const acked = await loadWhileDown(nodes[nodes.length - 1]);
     // Nothing of the load reached Postgres before the kill: the restarted node replays it from the journal.
     await start(dataDir);
     let missing: string[] = [];
@@ -173,5 +183,16 @@ describe('events answered 200 survive kill -9', () => {
     // Replayed segments are deleted.
     await until(async () => readdirSync(join(dataDir, 'journal', 'events')).length === 0, 30_000);
     expect(readdirSync(join(dataDir, 'journal', 'events'))).toEqual([]);
+  }, 240_000);
+
+  it('`node main.js journal drain` replays a dead node\'s journal and exits', async () => {
+    const acked = await loadWhileDown(nodes[nodes.length - 1]);
+    const { stdout } = await run(process.execPath, [join(ROOT, 'main.js'), 'journal', 'drain'], {
+      cwd: ROOT, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env, SVC_DATA_DIR: dataDir },
+    });
+    expect(stdout).toMatch(/events: \d+ row\(s\) committed; journal empty/);
+    expect(readdirSync(join(dataDir, 'journal', 'events'))).toEqual([]);
+    const stored = await storedIds(project.id);
+    expect([...acked].filter((id) => !stored.has(id))).toEqual([]);
   }, 240_000);
 });
