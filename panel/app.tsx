@@ -22,6 +22,7 @@ import { IssuePage } from './pages/issue.tsx';
 import { ProjectPage } from './pages/project.tsx';
 import { Tokens } from './pages/tokens.tsx';
 import { Teams } from './pages/teams.tsx';
+import { Webhooks } from './pages/webhooks.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -34,6 +35,7 @@ const NAV = [
   { href: '/ai/prices', label: 'Prices' },
   { href: '/errors', label: 'Issues' },
   { href: '/settings/teams', label: 'Teams' },
+  { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/tokens', label: 'API tokens' },
 ];
 
@@ -131,6 +133,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/errors') return <Issues me={me} query={query} />;
   if (path === '/settings/tokens') return <Tokens />;
   if (path === '/settings/teams') return <Teams />;
+  if (path === '/settings/webhooks') return <Webhooks me={me} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
   const project = match('/errors/projects/:id', path);

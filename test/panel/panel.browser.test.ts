@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { makeTeam, makeUser } from '../api/access-fixtures.ts';
+import { startReceiver } from '../api/webhook-receiver.ts';
 import { ensurePanelBuilt, expectAccessible, haveChromium, launchChromium, screenshot, screenshotDir } from './panel-browser.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -21,7 +22,8 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
 
   beforeAll(async () => {
     await ensurePanelBuilt();
-    s = await startTestServer({ listen: true });
+    // The webhook receiver listens on the loopback.
+    s = await startTestServer({ listen: true, env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
     const team = await makeTeam(s, 'web');
     await makeUser(s, 'ada', { [team]: 'owner' });
     browser = await launchChromium();
@@ -155,6 +157,30 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     page.once('dialog', (d) => void d.accept());
     await members.getByRole('button', { name: 'Remove bob' }).click();
     await members.getByRole('cell', { name: 'bob', exact: true }).waitFor({ state: 'detached' });
+  });
+
+  it('creates a webhook (secret shown once), sends it a test and shows the delivery', async () => {
+    const receiver = await startReceiver();
+    try {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { name: 'No webhooks yet' }).waitFor();
+      const form = page.getByRole('form', { name: 'Create a webhook' });
+      await form.getByLabel('URL').fill(`${receiver.url}/hook`);
+      await form.getByRole('button', { name: 'Create webhook' }).click();
+      await expect.poll(() => page.getByLabel('Signing secret', { exact: true }).textContent()).toMatch(/\S{16,}/);
+      const card = page.getByRole('article', { name: `Webhook to ${receiver.url}/hook` });
+      await card.getByRole('button', { name: 'Send a test event' }).click();
+      await expect.poll(() => receiver.requests.length, { timeout: 20_000 }).toBeGreaterThan(0);
+      expect(receiver.requests[0].headers['x-svc-signature']).toMatch(/^t=\d+,v1=/);
+      await expect.poll(async () => {
+        await card.getByRole('button', { name: 'Refresh deliveries' }).click();
+        return card.getByRole('table').textContent();
+      }, { timeout: 20_000 }).toMatch(/webhook\.test\s*delivered/);
+      await expectAccessible(page, 'webhooks');
+      await screenshot(page, 'webhooks');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('refuses a cross-site write made with the session cookie', async () => {
