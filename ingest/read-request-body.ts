@@ -65,6 +65,16 @@ export async function readAuthorizedBody(deps: IngestDeps, req: IngestRequest, p
   }
 }
 
+/** Runs `receive` with the request's share of the inflate budget, given back once it has answered. */
+export async function withBodyLease<T>(deps: IngestDeps, receive: (lease: BudgetLease) => Promise<T>): Promise<T> {
+  const lease = deps.inflateBudget.lease();
+  try {
+    return await receive(lease);
+  } finally {
+    lease.release();
+  }
+}
+
 /** The key of the headers or the query string, or undefined when there is none there. */
 function keyOfRequest(req: IngestRequest): ClientKey | undefined {
   try {

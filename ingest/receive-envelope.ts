@@ -12,6 +12,7 @@
  */
 import { svcError } from '../core/errors.ts';
 import { extractClientKey } from './lib/client-auth.ts';
+import type { BudgetLease } from './lib/inflate-budget.ts';
 import { ENVELOPE_MAX_BYTES } from './lib/ingest-limits.ts';
 import { classifyItems, invalid, invalidFromError, type ClassifiedItem } from './lib/item-outcome.ts';
 import { parseClientReport } from './lib/parse-client-report.ts';
@@ -19,18 +20,12 @@ import { parseEnvelope, type Envelope } from './lib/parse-envelope.ts';
 import { admitEvent } from './admit-event.ts';
 import { authorizeClient, parseProjectId } from './client-authorizer.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
-import type { BudgetLease } from './lib/inflate-budget.ts';
 import { readEventPayload, type EventPayload } from './read-event-payload.ts';
-import { readAuthorizedBody } from './read-request-body.ts';
+import { readAuthorizedBody, withBodyLease } from './read-request-body.ts';
 
 export async function receiveEnvelope(deps: IngestDeps, req: IngestRequest): Promise<IngestReply> {
   const projectId = parseProjectId(req.projectParam);
-  const lease = deps.inflateBudget.lease();
-  try {
-    return await receive(deps, req, projectId, lease);
-  } finally {
-    lease.release();
-  }
+  return withBodyLease(deps, (lease) => receive(deps, req, projectId, lease));
 }
 
 async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, lease: BudgetLease): Promise<IngestReply> {

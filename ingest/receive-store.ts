@@ -12,16 +12,11 @@ import { admitEvent } from './admit-event.ts';
 import { parseProjectId } from './client-authorizer.ts';
 import type { IngestDeps, IngestReply, IngestRequest } from './ingest-deps.ts';
 import { readEventPayload, type EventPayload } from './read-event-payload.ts';
-import { readAuthorizedBody } from './read-request-body.ts';
+import { readAuthorizedBody, withBodyLease } from './read-request-body.ts';
 
 export async function receiveStore(deps: IngestDeps, req: IngestRequest): Promise<IngestReply> {
   const projectId = parseProjectId(req.projectParam);
-  const lease = deps.inflateBudget.lease();
-  try {
-    return await receive(deps, req, projectId, lease);
-  } finally {
-    lease.release();
-  }
+  return withBodyLease(deps, (lease) => receive(deps, req, projectId, lease));
 }
 
 async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, lease: BudgetLease): Promise<IngestReply> {
