@@ -246,3 +246,9 @@ describe('peekFirstLine', () => {
     expect(await codeOf(peekFirstLine(Buffer.from('not gzip at all'), 'gzip'))).toBe('400 invalid_compression');
   });
 });
+
+describe('decodeLegacyStoreBody within bounds', () => {
+  it('refuses base64 longer than any event could encode to, before decoding it', async () => {
+    expect(await codeOf(decodeLegacyStoreBody(Buffer.alloc(2 * MB + 1, 0x41)))).toBe('413 event_too_large');
+  });
+});

@@ -118,6 +118,9 @@ export async function decodeLegacyStoreBody(buf: Buffer, maxBytes: number = EVEN
     if (buf.length > maxBytes) throw tooLargeError('event_too_large', maxBytes);
     return buf;
   }
+  // Base64 of at most maxBytes (zlib-compressed or not, line breaks included) is well under twice that: a longer
+  // body cannot fit, and is refused before it is copied into strings.
+  if (buf.length > 2 * maxBytes) throw tooLargeError('event_too_large', maxBytes);
   const text = buf.toString('latin1').replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) throw svcError('invalid_event', 'The store body is neither a JSON object nor base64.');
   const binary = Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
