@@ -1,0 +1,154 @@
+/**
+ * The fault suite (issue 11, docs/operations.md): a real node process on its own throwaway Postgres and Redis, under
+ * a bounded ingest load (24 concurrent senders of raw envelopes) and gateway calls (4 OpenAI SDK clients against a
+ * fake upstream), goes through the faults production brings: its database sessions terminated, Postgres restarted,
+ * Postgres stopped for a while, Redis restarted, and the node itself killed with SIGKILL and started again on the
+ * same data directory. The process never exits except for the kill, health answers as documented, and at the end
+ * every event id answered 200 is stored and every answered call has its usage record: 0 missing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
+import { startFake } from '../fakes/start-fake.ts';
+import { spawnNode, type NodeProcess } from '../support/spawn-node.ts';
+import { ADMIN_TOKEN, SECRET_KEY } from '../support/test-server.ts';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throwaway-postgres.ts';
+import { startThrowawayRedis, type ThrowawayRedis } from '../support/throwaway-redis.ts';
+import { startFaultLoad, type FaultLoad } from './support/fault-load.ts';
+
+describe('a node under load through every infrastructure fault', () => {
+  let pgs: ThrowawayPostgres;
+  let redis: ThrowawayRedis;
+  let chat: FakeUpstream;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let node: NodeProcess;
+  let load: FaultLoad;
+  let keyId: string;
+  let project: { id: number; key: string };
+  /** Exits of a node that the suite did not cause. */
+  const unexpectedExits: string[] = [];
+
+  const start = async () => {
+    const n = await spawnNode('all', env);
+    n.proc.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL' && signal !== 'SIGTERM') unexpectedExits.push(`exit ${code} ${signal}:\n${n.output().slice(-4000)}`);
+    });
+    node = n;
+    return n;
+  };
+  const api = async (method: string, path: string, body: unknown, team?: string) => {
+    const res = await fetch(node.url + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...(team ? { 'x-svc-team': team } : {}) },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const health = async (path: string) => {
+    const res = await fetch(node.url + path, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    return res ? { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> } : { status: 0, retryAfter: null, body: {} };
+  };
+  const appName = () => `svc-${node.proc.pid}`;
+
+  beforeAll(async () => {
+    [pgs, redis, chat] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis(), startFake('chat', ['gpt-4o-mini'])]);
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-faults-'));
+    env = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'faults:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, SVC_DATA_DIR: dataDir };
+    await start();
+    await api('POST', '/api/v1/teams', { name: 'faults' });
+    const p = await api('POST', '/api/v1/projects', { name: 'faults', events_per_minute: 10_000_000 }, 'faults');
+    project = { id: p.id as number, key: p.public_key as string };
+    const k = await api('POST', '/api/v1/keys', { name: 'faults' }, 'faults');
+    keyId = k.id as string;
+    await api('POST', '/api/v1/accounts', { name: 'chat-fake', provider: 'openai', api_key: 'sk-fake-faults-0123456789abcdef', base_url: `${chat.url}/v1`, models: ['gpt-4o-mini'] });
+    load = startFaultLoad({ url: () => node.url, project, gatewayKey: k.key as string }, { senders: 24, callers: 4 });
+    await load.progress(200, 10);
+  }, 120_000);
+
+  afterAll(async () => {
+    await load?.stop();
+    await node?.stop('SIGKILL').catch(() => {});
+    await Promise.all([pgs?.cleanup(), redis?.cleanup(), chat?.close()]);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps serving when its database sessions are terminated', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect(await pgs.terminateBackends(appName())).toBeGreaterThan(0);
+      await load.progress(100, 5);
+    }
+    expect(unexpectedExits).toEqual([]);
+  }, 90_000);
+
+  it('keeps serving across a Postgres restart', async () => {
+    await pgs.restart('fast');
+    await load.progress(200, 10);
+    await pgs.restart('immediate');
+    await load.progress(200, 10);
+    expect(unexpectedExits).toEqual([]);
+  }, 90_000);
+
+  it('while Postgres is down: /healthz stays 200 (events are journaled), /api/v1/health answers 503 with Retry-After; both recover', async () => {
+    await pgs.stop('immediate');
+    try {
+      await expect.poll(async () => (await health('/api/v1/health')).status, { timeout: 15_000, interval: 200 }).toBe(503);
+      const h = await health('/api/v1/health');
+      expect(h.retryAfter).toMatch(/^\d+$/);
+      expect((h.body.error as { details: { checks: Record<string, { status: string }> } }).details.checks.database.status).toBe('down');
+      expect((await health('/healthz')).status).toBe(200);
+      // Events keep being acknowledged (journaled) while the database is down.
+      await load.progress(100, 0, 30_000);
+    } finally {
+      await pgs.start();
+    }
+    await expect.poll(async () => (await health('/api/v1/health')).status, { timeout: 30_000, interval: 200 }).toBe(200);
+    expect((await health('/healthz')).status).toBe(200);
+    await load.progress(100, 5);
+    expect(unexpectedExits).toEqual([]);
+  }, 120_000);
+
+  it('keeps serving across a Redis restart', async () => {
+    await redis.restart();
+    await expect.poll(async () => (await health('/api/v1/health')).status, { timeout: 30_000, interval: 200 }).toBe(200);
+    await load.progress(200, 10);
+    expect(unexpectedExits).toEqual([]);
+  }, 90_000);
+
+  it('loses nothing acknowledged when killed with SIGKILL and started again on the same data directory', async () => {
+    await load.progress(100, 5);
+    await node.stop('SIGKILL');
+    await start();
+    await load.progress(200, 10);
+    expect(unexpectedExits).toEqual([]);
+  }, 120_000);
+
+  it('has stored every acknowledged event and every answered call', async () => {
+    await load.stop();
+    const db = new pg.Client({ connectionString: pgs.url });
+    await db.connect();
+    try {
+      const acked = load.acked;
+      let missing: string[] = [];
+      let records = 0;
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const stored = new Set((await db.query<{ id: string }>('SELECT event_id AS id FROM events WHERE project_id = $1', [project.id])).rows.map((r) => r.id.replaceAll('-', '')));
+        missing = [...acked].filter((id) => !stored.has(id));
+        records = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_records WHERE key_id = $1 AND status = 200', [keyId])).rows[0].n;
+        if ((missing.length === 0 && records >= load.answered()) || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      console.info(`fault suite: ${acked.size} events and ${load.answered()} calls acknowledged; ${records} usage records; refusals ${JSON.stringify(Object.fromEntries(load.failures))}`);
+      expect(missing).toEqual([]);
+      expect(records).toBeGreaterThanOrEqual(load.answered());
+      expect(unexpectedExits).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  }, 90_000);
+});
