@@ -22,11 +22,16 @@ export interface CompressOptions {
   dropOldReasoning: boolean;
 }
 
+/**
+ * Defaults chosen on the bill, not on the token count (docs/compression.md, "Measured savings"): every step rewrites
+ * history the provider has cached, so a step must save enough to pay for that write. Lossless steps alone rarely do
+ * in sessions of large tool outputs; hence the lossy cut of huge old outputs from the first step on.
+ */
 export const DEFAULT_COMPRESS_OPTIONS: Readonly<CompressOptions> = Object.freeze({
-  minTokens: 8_000,
+  minTokens: 16_000,
   growth: 1.25,
   keepLastTurns: 4,
-  lossyAtTokens: 64_000,
+  lossyAtTokens: 16_000,
   hugeOutputTokens: 2_000,
   keepHeadTokens: 400,
   keepTailTokens: 400,

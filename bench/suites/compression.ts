@@ -4,7 +4,7 @@
  * messages-style cache (writes 1.25×, reads 0.1×) and with automatic caching (reads 0.1×). Prints, over sessions
  * whose last request is past 50 k tokens, the aggregate input-token and cost savings and the 10th percentile of
  * per-session cost savings; over all sessions, cache breaks, kept spans and tool pairs, and the compressor's time
- * per 100 k tokens. `--sessions N` (default 24).
+ * per 100 k tokens. `--sessions N` (default 24), `--first-seed S` (default 1000; 2000 for the held-out set).
  */
 import type { BenchSuite } from '../run.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
@@ -21,8 +21,8 @@ export const suite: BenchSuite = {
   name: 'compression',
   description: 'conversation compression: tokens and cache-aware input cost saved on generated agent sessions',
   async run(args) {
-    const i = args.indexOf('--sessions');
-    const corpus = sessionCorpus(i >= 0 ? Number(args[i + 1]) : 24);
+    const opt = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+    const corpus = sessionCorpus(opt('--sessions', 24), opt('--first-seed', 1000));
     const prices = [MESSAGES_CACHE, AUTOMATIC_CACHE];
     const base = { tokens: 0, cost: [0, 0] };
     const comp = { tokens: 0, cost: [0, 0] };
