@@ -48,6 +48,15 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
     drainTimeoutMs: 25_000,
     ...options,
   });
+  // /healthz: while the database is down this node keeps accepting events as long as its journal takes them.
+  ctx.health.add(
+    'events_journal',
+    () => {
+      const j = writer.journalState;
+      return { ok: !(j.databaseDown && j.full), database_down: j.databaseDown, journal_bytes: j.journalBytes, max_bytes: ctx.config.journalMaxBytes };
+    },
+    { keepsRequests: true },
+  );
   const limiter = new IngestLimiter(ctx.counters, lookup, ctx.clock);
   const deps: IngestDeps = { ctx, lookup, limiter, outcomes, writer, inflateBudget: new InflateBudget(ctx.config.ingestInflateBudgetBytes) };
   const drain = async () => {

@@ -92,6 +92,11 @@ export class BatchWriter {
     return this.#rows.stats;
   }
 
+  /** What health reports: whether the database is down (events go to the journal), its size, and if it is full. */
+  get journalState(): { databaseDown: boolean; journalBytes: number; full: boolean } {
+    return { databaseDown: this.#rows.databaseDown, journalBytes: this.#rows.journalBytes, full: this.#rows.full };
+  }
+
   /** Holds a place for one event of `bytes`, or throws ingest_queue_full / journal_full. */
   reserve(bytes: number): Reservation {
     return this.#rows.reserve(bytes);
