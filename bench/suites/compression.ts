@@ -1,65 +1,85 @@
 /**
- * Compression savings on generated coding-agent sessions (issue 13 targets; figures in docs/compression.md):
- * each session replayed turn by turn with and without the compressor (default thresholds), priced with the
- * messages-style cache (writes 1.25×, reads 0.1×) and with automatic caching (reads 0.1×). Prints, over sessions
- * whose last request is past 50 k tokens, the aggregate input-token and cost savings and the 10th percentile of
- * per-session cost savings; over all sessions, cache breaks, kept spans and tool pairs, and the compressor's time
- * per 100 k tokens. `--sessions N` (default 24), `--first-seed S` (default 1000; 2000 for the held-out set).
+ * Compression savings on generated coding-agent sessions (issue 13 targets; figures in docs/compression.md and,
+ * with `--write`, docs/performance.md): each session replayed turn by turn with and without the compressor (default
+ * thresholds), priced with the messages-style cache (writes 1.25×, reads 0.1×) and with automatic caching (reads
+ * 0.1×). Over sessions whose last request is past 50 k tokens: the aggregate input-token and cost savings and the
+ * 10th percentile of per-session cost savings; over all sessions: cache breaks, kept spans and tool pairs, and the
+ * compressor's time per 100 k tokens. Two seed sets: the one the defaults were chosen on (1000…) and a held-out one
+ * (2000…). `--sessions N` (default 24 per set).
  */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from '../run.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
 import { sessionCorpus } from '../compression/session-corpus.ts';
 import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession } from '../compression/replay-session.ts';
 import { checkSession } from '../compression/check-session.ts';
+import { writePerformanceSection } from '../performance-doc.ts';
 
 const LARGE = 50_000;
+const PRICES = [MESSAGES_CACHE, AUTOMATIC_CACHE];
 const pct = (saved: number, base: number) => `${((100 * saved) / base).toFixed(1)} %`;
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+
+interface Measured {
+  sessions: number;
+  large: number;
+  tokens: [number, number];
+  cost: [number, number][];
+  perSession: number[];
+  breaks: number;
+  brokenPairs: number;
+  spans: [number, number];
+  times: number[];
+}
+
+function measure(count: number, firstSeed: number): Measured {
+  const m: Measured = { sessions: count, large: 0, tokens: [0, 0], cost: PRICES.map(() => [0, 0]), perSession: [], breaks: 0, brokenPairs: 0, spans: [0, 0], times: [] };
+  for (const s of sessionCorpus(count, firstSeed)) {
+    const b = replaySession(s.conversation, undefined, PRICES);
+    const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
+    const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
+    m.brokenPairs += check.brokenPairs;
+    m.spans = [m.spans[0] + check.spansKept, m.spans[1] + s.spans.length];
+    m.times.push(...c.msPer100k);
+    m.breaks += c.cacheBreaks;
+    if (b.lastTokens < LARGE) continue;
+    m.large++;
+    m.tokens = [m.tokens[0] + b.inputTokens, m.tokens[1] + c.inputTokens];
+    m.cost = m.cost.map(([x, y], k) => [x + b.cost[k], y + c.cost[k]]);
+    m.perSession.push(1 - c.cost[0] / b.cost[0]);
+  }
+  return m;
+}
+
+function rows(m: Measured): [string, string][] {
+  return [
+    ['sessions (ending past 50 k tokens)', `${m.sessions} (${m.large})`],
+    ['input tokens over all requests', `${m.tokens[0]} → ${m.tokens[1]} (${pct(m.tokens[0] - m.tokens[1], m.tokens[0])} fewer)`],
+    ...PRICES.map((p, k): [string, string] => [`effective input cost, ${p.name}`, `${pct(m.cost[k][0] - m.cost[k][1], m.cost[k][0])} lower`]),
+    ['per-session cost saving (messages cache)', `p10 ${(100 * quantile(m.perSession, 0.1)).toFixed(1)} %, median ${(100 * quantile(m.perSession, 0.5)).toFixed(1)} %`],
+    ['cache breaks, broken tool pairs, marked spans kept', `${m.breaks}, ${m.brokenPairs}, ${m.spans[0]}/${m.spans[1]}`],
+    ['compressor time per 100 k tokens', `p50 ${quantile(m.times, 0.5).toFixed(2)} ms, p95 ${quantile(m.times, 0.95).toFixed(2)} ms`],
+  ];
+}
 
 export const suite: BenchSuite = {
   name: 'compression',
   description: 'conversation compression: tokens and cache-aware input cost saved on generated agent sessions',
   async run(args) {
-    const opt = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
-    const corpus = sessionCorpus(opt('--sessions', 24), opt('--first-seed', 1000));
-    const prices = [MESSAGES_CACHE, AUTOMATIC_CACHE];
-    const base = { tokens: 0, cost: [0, 0] };
-    const comp = { tokens: 0, cost: [0, 0] };
-    const perSession: number[] = [];
-    const times: number[] = [];
-    let large = 0;
-    let breaks = 0;
-    let brokenPairs = 0;
-    let spans = 0;
-    let spansKept = 0;
-    for (const s of corpus) {
-      const b = replaySession(s.conversation, undefined, prices);
-      const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, prices);
-      const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
-      brokenPairs += check.brokenPairs;
-      spans += s.spans.length;
-      spansKept += check.spansKept;
-      times.push(...c.msPer100k);
-      breaks += c.cacheBreaks;
-      if (b.lastTokens < LARGE) continue;
-      large++;
-      base.tokens += b.inputTokens;
-      comp.tokens += c.inputTokens;
-      prices.forEach((_, k) => {
-        base.cost[k] += b.cost[k];
-        comp.cost[k] += c.cost[k];
-      });
-      perSession.push(1 - c.cost[0] / b.cost[0]);
+    const count = args.includes('--sessions') ? Number(args[args.indexOf('--sessions') + 1]) : 24;
+    const tuned = rows(measure(count, 1000));
+    const held = rows(measure(count, 2000));
+    const table = ['| measure | seeds 1000… (defaults chosen here) | seeds 2000… (held out) |', '|---|---|---|',
+      ...tuned.map(([name, v], i) => `| ${name} | ${v} | ${held[i][1]} |`)];
+    process.stdout.write(`${table.join('\n')}\n`);
+    if (args.includes('--write')) {
+      const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+      const body = ['## Conversation compression', '',
+        'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '',
+        ...table];
+      writePerformanceSection(root, 'compression', body.join('\n'));
     }
-    const out = [
-      `sessions: ${corpus.length}, of which ${large} end past ${LARGE} tokens (the figures below are over those)`,
-      `input tokens over all requests: ${base.tokens} uncompressed, ${comp.tokens} compressed (${pct(base.tokens - comp.tokens, base.tokens)} fewer)`,
-      ...prices.map((p, k) => `effective input cost, ${p.name}: ${pct(base.cost[k] - comp.cost[k], base.cost[k])} lower (${base.cost[k].toFixed(0)} → ${comp.cost[k].toFixed(0)} fresh-token units)`),
-      `per-session cost saving (messages cache): p10 ${(100 * quantile(perSession, 0.1)).toFixed(1)} %, median ${(100 * quantile(perSession, 0.5)).toFixed(1)} %`,
-      `all sessions: cache breaks ${breaks}; broken tool pairs ${brokenPairs}; marked spans kept ${spansKept}/${spans}`,
-      `compressor time per 100 k tokens: p50 ${quantile(times, 0.5).toFixed(2)} ms, p95 ${quantile(times, 0.95).toFixed(2)} ms`,
-    ];
-    process.stdout.write(`${out.join('\n')}\n`);
   },
 };
