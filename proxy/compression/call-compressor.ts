@@ -5,7 +5,8 @@
  * - `audit-only`: nothing on the request; the answer says `X-Svc-Compression: mode=audit-only`, and once the
  *   answer is complete the compressor runs and its savings are recorded.
  * - `on`: the conversation (decoded once) is compressed; once it is past the compressor's first threshold, the
- *   compressed conversation is what the preparer encodes, same style or not. The answer says `mode=on; before=N; after=M; estimated`.
+ *   compressed conversation is what the preparer encodes, same style or not. The answer says
+ *   `mode=on; before=N; after=M; estimated`.
  * A failure of the compressor never fails the call: the request goes uncompressed with an `X-Svc-Warning`.
  */
 import type { Conversation, StyleName } from '../../translators/model.ts';
