@@ -5,6 +5,7 @@
  * or a stack trace. Refusals made before fastify sees the request are in client-error.ts.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isTransientDbError } from '../db/transient-db-error.ts';
 import { errorBody, isSvcError, svcError, type SvcError } from '../errors.ts';
 
 interface AjvIssue {
@@ -60,6 +61,8 @@ export function toSvcError(err: unknown): SvcError {
   const status = e?.statusCode;
   if (typeof status === 'number' && BY_STATUS[status]) return BY_STATUS[status](typeof e.message === 'string' ? e.message : undefined);
   if (typeof status === 'number' && status >= 400 && status < 500) return svcError('bad_request', typeof e.message === 'string' ? e.message : undefined);
+  // The database restarting, failing over or ending our session is not a bug of the request: say when to come back.
+  if (isTransientDbError(err)) return svcError('service_unavailable', 'The database is unreachable or busy right now; retry shortly.', {}, { 'retry-after': '2' });
   return svcError('internal_error');
 }
 

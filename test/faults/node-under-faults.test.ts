@@ -102,6 +102,11 @@ describe('a node under load through every infrastructure fault', () => {
       expect((h.body.error as { details: { checks: Record<string, { status: string }> } }).details.checks.database.status).toBe('down');
       // Events keep being acknowledged (journaled) while the database is down, and the node says it keeps requests.
       await load.progress(100, 0, 30_000);
+      // An API request that needs the database says it is unavailable, and when to come back (not a 500).
+      const listed = await fetch(`${node.url}/api/v1/projects`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-svc-team': 'faults' } });
+      expect(listed.status).toBe(503);
+      expect(listed.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await listed.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
       const z = await health('/healthz');
       expect(z.status).toBe(200);
       expect((z.body.checks as Record<string, unknown>).events_journal).toMatchObject({ ok: true, database_down: true });
