@@ -81,7 +81,7 @@ export function Overview({ me }: { me: Me }) {
           <h2>Accounts needing attention</h2>
           {accounts.error && <ErrorNote error={accounts.error} onRetry={accounts.reload} />}
           {accounts.data && accounts.data.items.length === 0 && <p>No provider accounts yet. <a href="/ai/accounts">Add an account</a> so the gateway can reach a provider.</p>}
-          {accounts.data && accounts.data.items.length > 0 && attention.length === 0 && <p>All {fmtCount(accounts.data.items.length, 'account')} are active.</p>}
+          {accounts.data && accounts.data.items.length > 0 && attention.length === 0 && <p>{fmtCount(accounts.data.items.length, 'account')}, all active.</p>}
           {attention.length > 0 && (
             <ul>{attention.map((a) => <li key={a.id}><a href="/ai/accounts">{a.name}</a> ({a.provider}): {STATE_WHY[a.state] ?? a.state}</li>)}</ul>
           )}
