@@ -31,6 +31,8 @@ interface Pending {
   provider: string;
   mode: 'audit-only' | 'on';
   options: CompressOptions;
+  /** audit-only: the upstream style, to tell whether `on` would have compressed at all. */
+  upstreamStyle?: StyleName;
   result?: CompressResult;
 }
 
@@ -66,11 +68,16 @@ export class CallCompressor {
     this.#schedule();
     if (plan.mode === 'audit-only') {
       this.#handle.answerHeader('mode=audit-only');
-      this.#pending = { model, provider, mode: 'audit-only', options: plan.options };
+      this.#pending = { model, provider, mode: 'audit-only', options: plan.options, upstreamStyle };
       return NONE;
     }
     let result: CompressResult;
     try {
+      const lost = this.#lostInReencoding(upstreamStyle);
+      if (lost > 0) {
+        this.#off();
+        return { warnings: [`The conversation was sent uncompressed, as the client sent it: it holds ${lost} part(s) the gateway passes through but cannot re-encode.`] };
+      }
       result = this.#compress(plan.options);
     } catch (err) {
       this.#off();
@@ -81,6 +88,15 @@ export class CallCompressor {
     // Once the compressor is active (a frontier), every turn is encoded from the model, changed or not, so that the
     // bytes of the history stay the same from turn to turn; below it, the client's bytes pass as they are.
     return result.frontier.index === 0 ? NONE : { conversation: result.conversation, warnings: [] };
+  }
+
+  /**
+   * For a same-style upstream, what decoding could not hold (blocks of newer API versions, say): re-encoding would
+   * drop it, so such a conversation goes up as the client sent it. A translated call loses it anyway (with a
+   * warning of its own).
+   */
+  #lostInReencoding(upstreamStyle: StyleName): number {
+    return upstreamStyle === this.#call.clientStyle ? this.#conversation().warnings.length : 0;
   }
 
   /** This attempt does not go through the compressor (an earlier attempt of the call may have). */
@@ -115,6 +131,8 @@ export class CallCompressor {
     let r = p.result;
     if (r === undefined) {
       try {
+        // What `on` would have sent uncompressed saves nothing and is not recorded.
+        if (p.upstreamStyle !== undefined && this.#lostInReencoding(p.upstreamStyle) > 0) return;
         r = this.#compress(p.options);
       } catch {
         return;

@@ -157,6 +157,16 @@ describe('a conversation the compressor cannot read', () => {
     expect(res.headers.get('x-svc-warning')).toContain('The conversation was sent uncompressed');
     expect(res.headers.get('x-svc-compression')).toBeNull();
   });
+
+  it('a same-style conversation with a block the gateway cannot re-encode goes up as sent', async () => {
+    await setCompression({ mode: 'on', rules: RULES });
+    const body = sessionBody(session, TURNS, 'messages', 'claude-sonnet-4-6', { max_tokens: 16 }) as { messages: { content: unknown[] }[] };
+    body.messages[1].content.push({ type: 'container_upload', file_id: 'file_1' });
+    const raw = JSON.stringify(body);
+    const { res, upstream } = await post(raw);
+    expect(upstream?.raw).toBe(raw);
+    expect(res.headers.get('x-svc-warning')).toContain('cannot re-encode');
+  });
 });
 
 describe('precedence: the lowest of instance, rule, team and key; the header only lowers', () => {
