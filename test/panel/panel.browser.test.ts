@@ -23,7 +23,7 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
   beforeAll(async () => {
     await ensurePanelBuilt();
     // The webhook receiver listens on the loopback.
-    s = await startTestServer({ listen: true, env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } });
+    s = await startTestServer({ listen: true, env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true', SVC_SIGNIN_MAX_FAILURES_PER_USER: '2' } });
     const team = await makeTeam(s, 'web');
     await makeUser(s, 'ada', { [team]: 'owner' });
     browser = await launchChromium();
@@ -46,6 +46,15 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('The user name or password is wrong.');
     await screenshot(page, 'sign-in-refused');
+    // Past the throttle (two failures per user name here) the refusal says how long to wait.
+    await page.getByLabel('User name').fill('eve');
+    for (let i = 0; i < 3; i++) {
+      await page.getByLabel('Password').fill(`guess ${i}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    }
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Too many failed sign-in attempts .*try again in \d+ minutes?/);
+    await page.getByLabel('User name').fill('ada');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${s.url}/ai/keys`);
