@@ -46,6 +46,8 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
     journal: { dir: join(ctx.config.dataDir, 'journal', 'usage'), maxBytes: ctx.config.journalMaxBytes },
     ...opts.usage,
   });
+  // /healthz: a node whose usage backlog is full refuses every call (usage_backlog), so it does not keep requests.
+  ctx.health.add('usage_journal', () => ({ ok: !usage.full, queued: usage.queued }), { keepsRequests: true });
   const picker = opts.picker ?? new QuotaPicker(ctx);
   return {
     ctx,

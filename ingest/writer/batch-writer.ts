@@ -16,7 +16,7 @@
  *   outcome counts.
  */
 import type { AppContext } from '../../core/context.ts';
-import { svcError } from '../../core/errors.ts';
+import { isSvcError, svcError } from '../../core/errors.ts';
 import { DurableWriter, type Reservation as RowReservation, type RowRejection, type WriteResult } from '../../core/writes/durable-writer.ts';
 import type { WriteJournal } from '../../core/writes/write-journal.ts';
 import { invalid } from '../lib/item-outcome.ts';
@@ -92,14 +92,26 @@ export class BatchWriter {
     return this.#rows.stats;
   }
 
-  /** What health reports: whether the database is down (events go to the journal), its size, and if it is full. */
+  /** When an event was last refused because the journal could not take it. */
+  #journalRefusedAt = -Infinity;
+
+  /**
+   * What health reports: whether the database is down (events go to the journal), its size, and whether it is full:
+   * it refused an event in the last 5 s (an event larger than the room left is refused before the last byte is used).
+   */
   get journalState(): { databaseDown: boolean; journalBytes: number; full: boolean } {
-    return { databaseDown: this.#rows.databaseDown, journalBytes: this.#rows.journalBytes, full: this.#rows.full };
+    const down = this.#rows.databaseDown;
+    return { databaseDown: down, journalBytes: this.#rows.journalBytes, full: this.#rows.full || (down && performance.now() - this.#journalRefusedAt < 5000) };
   }
 
   /** Holds a place for one event of `bytes`, or throws ingest_queue_full / journal_full. */
   reserve(bytes: number): Reservation {
-    return this.#rows.reserve(bytes);
+    try {
+      return this.#rows.reserve(bytes);
+    } catch (e) {
+      if (isSvcError(e) && e.code === 'journal_full') this.#journalRefusedAt = performance.now();
+      throw e;
+    }
   }
 
   /** Replays the events journal now (the writer also does so by itself at start and once Postgres is back). */
