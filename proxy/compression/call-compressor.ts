@@ -26,6 +26,13 @@ export interface AttemptCompression {
 
 const NONE: AttemptCompression = { warnings: [] };
 
+/**
+ * A decoder's warning that names a place in the conversation (`messages[3]`, `contents[2]`, `input[5]`) is about a
+ * part the internal model could not hold; the others are about the request (server tools, parameters), which the
+ * encoder of the same style keeps (translators/*: decode-*-request.ts).
+ */
+const LOST_PART = /\b(?:messages|contents|input)\[\d+\]/;
+
 interface Pending {
   model: string;
   provider: string;
@@ -96,7 +103,8 @@ export class CallCompressor {
    * warning of its own).
    */
   #lostInReencoding(upstreamStyle: StyleName): number {
-    return upstreamStyle === this.#call.clientStyle ? this.#conversation().warnings.length : 0;
+    if (upstreamStyle !== this.#call.clientStyle) return 0;
+    return this.#conversation().warnings.filter((w) => LOST_PART.test(w)).length;
   }
 
   /** This attempt does not go through the compressor (an earlier attempt of the call may have). */

@@ -167,6 +167,17 @@ describe('a conversation the compressor cannot read', () => {
     expect(upstream?.raw).toBe(raw);
     expect(res.headers.get('x-svc-warning')).toContain('cannot re-encode');
   });
+
+  it('a server tool among the tools does not stop compression, and stays in the request', async () => {
+    await setCompression({ mode: 'on', rules: RULES });
+    const body = sessionBody(session, TURNS, 'messages', 'claude-sonnet-4-6', { max_tokens: 16 }) as { tools: unknown[] };
+    body.tools.push({ type: 'web_search_20250305', name: 'web_search', max_uses: 5 });
+    const raw = JSON.stringify(body);
+    const { res, upstream } = await post(raw);
+    expect(res.headers.get('x-svc-compression')).toMatch(/^mode=on; /);
+    expect(upstream!.raw.length).toBeLessThan(raw.length * 0.8);
+    expect((upstream!.body as { tools: unknown[] }).tools).toContainEqual({ type: 'web_search_20250305', name: 'web_search', max_uses: 5 });
+  });
 });
 
 describe('precedence: the lowest of instance, rule, team and key; the header only lowers', () => {
