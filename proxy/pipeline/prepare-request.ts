@@ -90,7 +90,9 @@ export class RequestPreparer {
       checkMedia(base);
       this.#checked = true;
     }
-    const conv: Conversation = { ...base, model, warnings: [...base.warnings, ...extraWarnings] };
+    // The decoder's notes are about translating; a compressed same-style call keeps what they speak of.
+    const notes = account.style === call.clientStyle ? [] : base.warnings;
+    const conv: Conversation = { ...base, model, warnings: [...notes, ...extraWarnings] };
     const body = JSON.stringify(getStyle(account.style).encodeRequest(conv));
     if (account.style !== call.clientStyle) {
       return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false };

@@ -175,6 +175,7 @@ describe('a conversation the compressor cannot read', () => {
     const raw = JSON.stringify(body);
     const { res, upstream } = await post(raw);
     expect(res.headers.get('x-svc-compression')).toMatch(/^mode=on; /);
+    expect(res.headers.get('x-svc-warning')).toBeNull();
     expect(upstream!.raw.length).toBeLessThan(raw.length * 0.8);
     expect((upstream!.body as { tools: unknown[] }).tools).toContainEqual({ type: 'web_search_20250305', name: 'web_search', max_uses: 5 });
   });
