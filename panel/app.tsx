@@ -2,7 +2,7 @@
  * The shell: who is signed in (GET /api/v1/users/me), the navigation, the theme toggle and sign-out, and one page
  * per route. Any 401 sends the user to sign in and back to the page they were on afterwards.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call, onSignedOut } from './api/client.ts';
 import type { Me } from './api/views.ts';
 import { match, navigate, useRoute } from './router.ts';
@@ -50,13 +50,18 @@ export function App() {
   const route = useRoute();
   const [me, setMe] = useState<Me | null>();
   const [expired, setExpired] = useState(false);
+  // Whether this page was signed in: only then does a 401 mean the session ended (a first visit is just signed out).
+  const wasSignedIn = useRef(false);
   const loadMe = () =>
-    call<Me>(api.GET('/api/v1/users/me')).then(setMe, () => setMe(null));
+    call<Me>(api.GET('/api/v1/users/me')).then((m) => {
+      wasSignedIn.current = true;
+      setMe(m);
+    }, () => setMe(null));
 
   useEffect(() => {
     void loadMe();
     return onSignedOut(() => {
-      setExpired(true);
+      if (wasSignedIn.current) setExpired(true);
       setMe(null);
     });
   }, []);

@@ -40,6 +40,8 @@ describe.skipIf(!haveChromium)('the web panel in Chromium', () => {
   it('sends a signed-out visitor to sign in, refuses a wrong password, then returns to the page asked for', async () => {
     await page.goto(`${s.url}/ai/keys`);
     await page.waitForURL(/\/sign-in\?next=%2Fai%2Fkeys$/);
+    // A first visit is not an ended session.
+    expect(await page.getByText('Your session has ended').count()).toBe(0);
     await expectAccessible(page, 'sign-in');
     await page.getByLabel('User name').fill('ada');
     await page.getByLabel('Password').fill('wrong password');
