@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventEnvelope, randomEventId, sentryAuth } from '../ingest/support/ingest-helpers.ts';
+import { nodeProject } from '../support/node-api.ts';
 import { spawnNode, type NodeProcess } from '../support/spawn-node.ts';
 import { ADMIN_TOKEN, SECRET_KEY } from '../support/test-server.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throwaway-postgres.ts';
@@ -23,14 +24,7 @@ describe('the events journal fills while Postgres is down', () => {
     pgs = await startThrowawayPostgres();
     dataDir = mkdtempSync(join(tmpdir(), 'svc-journal-full-'));
     node = await spawnNode('all', { DATABASE_URL: pgs.url, SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, SVC_DATA_DIR: dataDir, SVC_JOURNAL_MAX_BYTES: String(1024 * 1024) });
-    const api = async (path: string, body: unknown, team?: string) => {
-      const res = await fetch(node.url + path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...(team ? { 'x-svc-team': team } : {}) }, body: JSON.stringify(body) });
-      expect(res.status, await res.clone().text()).toBe(201);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    await api('/api/v1/teams', { name: 'jf' });
-    const p = await api('/api/v1/projects', { name: 'jf', events_per_minute: 1_000_000 }, 'jf');
-    project = { id: p.id as number, key: p.public_key as string };
+    project = await nodeProject(node.url, 'jf', 1_000_000);
   }, 120_000);
 
   afterAll(async () => {

@@ -2,8 +2,8 @@
  * The fault suite (issue 11, docs/operations.md): a real node process on its own throwaway Postgres and Redis, under
  * a bounded ingest load (24 concurrent senders of raw envelopes) and gateway calls (4 OpenAI SDK clients against a
  * fake upstream), goes through the faults production brings: its database sessions terminated, Postgres restarted,
- * Postgres stopped for a while, Redis restarted, and the node itself killed with SIGKILL and started again on the
- * same data directory. The process never exits except for the kill, health answers as documented, and at the end
+ * Postgres stopped for a while, Redis restarted, the sessions of a --role proxy node terminated under calls, and the
+ * node itself killed with SIGKILL and started again on the same data directory. The process never exits except for the kill, health answers as documented, and at the end
  * every event id answered 200 is stored and every answered call has its usage record: 0 missing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startFake } from '../fakes/start-fake.ts';
+import { nodeApi, nodeProject } from '../support/node-api.ts';
 import { spawnNode, type NodeProcess } from '../support/spawn-node.ts';
 import { ADMIN_TOKEN, SECRET_KEY } from '../support/test-server.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throwaway-postgres.ts';
@@ -28,6 +29,9 @@ describe('a node under load through every infrastructure fault', () => {
   let node: NodeProcess;
   let load: FaultLoad;
   let keyId: string;
+  let gatewayKey: string;
+  /** Calls answered by other nodes than the main one, whose usage records are counted too. */
+  let otherAnswered = 0;
   let project: { id: number; key: string };
   /** Exits of a node that the suite did not cause. */
   const unexpectedExits: string[] = [];
@@ -40,15 +44,6 @@ describe('a node under load through every infrastructure fault', () => {
     node = n;
     return n;
   };
-  const api = async (method: string, path: string, body: unknown, team?: string) => {
-    const res = await fetch(node.url + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...(team ? { 'x-svc-team': team } : {}) },
-      body: JSON.stringify(body),
-    });
-    expect(res.status, await res.clone().text()).toBeLessThan(300);
-    return (await res.json()) as Record<string, unknown>;
-  };
   const health = async (path: string) => {
     const res = await fetch(node.url + path, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
     return res ? { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> } : { status: 0, retryAfter: null, body: {} };
@@ -60,13 +55,12 @@ describe('a node under load through every infrastructure fault', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-faults-'));
     env = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'faults:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, SVC_DATA_DIR: dataDir };
     await start();
-    await api('POST', '/api/v1/teams', { name: 'faults' });
-    const p = await api('POST', '/api/v1/projects', { name: 'faults', events_per_minute: 10_000_000 }, 'faults');
-    project = { id: p.id as number, key: p.public_key as string };
-    const k = await api('POST', '/api/v1/keys', { name: 'faults' }, 'faults');
+    project = await nodeProject(node.url, 'faults', 10_000_000);
+    const k = await nodeApi(node.url, 'POST', '/api/v1/keys', { name: 'faults' }, 'faults');
     keyId = k.id as string;
-    await api('POST', '/api/v1/accounts', { name: 'chat-fake', provider: 'openai', api_key: 'sk-fake-faults-0123456789abcdef', base_url: `${chat.url}/v1`, models: ['gpt-4o-mini'] });
-    load = startFaultLoad({ url: () => node.url, project, gatewayKey: k.key as string }, { senders: 24, callers: 4 });
+    gatewayKey = k.key as string;
+    await nodeApi(node.url, 'POST', '/api/v1/accounts', { name: 'chat-fake', provider: 'openai', api_key: 'sk-fake-faults-0123456789abcdef', base_url: `${chat.url}/v1`, models: ['gpt-4o-mini'] });
+    load = startFaultLoad({ url: () => node.url, project, gatewayKey }, { senders: 24, callers: 4 });
     await load.progress(200, 10);
   }, 120_000);
 
@@ -126,6 +120,27 @@ describe('a node under load through every infrastructure fault', () => {
     expect(unexpectedExits).toEqual([]);
   }, 90_000);
 
+  it('a --role proxy node keeps serving gateway calls when its sessions are terminated', async () => {
+    const proxyDir = mkdtempSync(join(tmpdir(), 'svc-faults-proxy-'));
+    const proxy = await spawnNode('proxy', { ...env, SVC_DATA_DIR: proxyDir });
+    let exited: string | undefined;
+    proxy.proc.on('exit', (code, signal) => (exited ??= `exit ${code} ${signal}:\n${proxy.output().slice(-4000)}`));
+    const calls = startFaultLoad({ url: () => proxy.url, project, gatewayKey }, { senders: 0, callers: 4 });
+    try {
+      await calls.progress(0, 10);
+      for (let i = 0; i < 2; i++) {
+        expect(await pgs.terminateBackends(`svc-${proxy.proc.pid}`)).toBeGreaterThan(0);
+        await calls.progress(0, 10);
+      }
+      expect(exited).toBeUndefined();
+    } finally {
+      await calls.stop();
+      otherAnswered += calls.answered();
+      expect(await proxy.stop()).toBe(0);
+      rmSync(proxyDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('loses nothing acknowledged when killed with SIGKILL and started again on the same data directory', async () => {
     await load.progress(100, 5);
     await node.stop('SIGKILL');
@@ -147,12 +162,14 @@ describe('a node under load through every infrastructure fault', () => {
         const stored = new Set((await db.query<{ id: string }>('SELECT event_id AS id FROM events WHERE project_id = $1', [project.id])).rows.map((r) => r.id.replaceAll('-', '')));
         missing = [...acked].filter((id) => !stored.has(id));
         records = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_records WHERE key_id = $1 AND status = 200', [keyId])).rows[0].n;
-        if ((missing.length === 0 && records >= load.answered()) || Date.now() > deadline) break;
+        if ((missing.length === 0 && records >= load.answered() + otherAnswered) || Date.now() > deadline) break;
         await new Promise((r) => setTimeout(r, 250));
       }
-      console.info(`fault suite: ${acked.size} events and ${load.answered()} calls acknowledged; ${records} usage records; refusals ${JSON.stringify(Object.fromEntries(load.failures))}`);
+      console.info(`fault suite: ${acked.size} events and ${load.answered() + otherAnswered} calls acknowledged; ${records} usage records; refusals ${JSON.stringify(Object.fromEntries(load.failures))}`);
       expect(missing).toEqual([]);
-      expect(records).toBeGreaterThanOrEqual(load.answered());
+      expect(records).toBeGreaterThanOrEqual(load.answered() + otherAnswered);
+      // Refusals during the faults are 503s (or no answer while the node was killed), never a 500.
+      expect([...load.failures.keys()].filter((k) => k.endsWith(' 500'))).toEqual([]);
       expect(unexpectedExits).toEqual([]);
     } finally {
       await db.end();
