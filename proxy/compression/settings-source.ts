@@ -30,9 +30,11 @@ export class SettingsSource {
     return this.#last;
   }
 
-  /** Resolves once a load that started now has finished (tests and start-up). */
-  loaded(): Promise<void> {
-    return this.#reload();
+  /** Resolves once the settings as stored now are loaded (start-up, and tests after a change). */
+  async loaded(): Promise<void> {
+    await this.#reload();
+    // A load already under way may have started before the latest change (and the change dropped its result).
+    if (this.#cache.peek(ONLY) === undefined) await this.#reload();
   }
 
   #reload(): Promise<void> {
