@@ -28,7 +28,9 @@ export function createPgDb(url: string, max = 10): Db {
     idleTimeoutMillis: 30_000,
     // A blackholed host (failover with a moved address) must fail a connect, not hang it forever.
     connectionTimeoutMillis: 10_000,
+    // Probes start after 10 s of silence, so a connection to a vanished primary is found dead (the OS default is 2 h).
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: `svc-${process.pid}`,
   });
   // A dropped idle connection must not crash the process; the pool has already discarded it.
