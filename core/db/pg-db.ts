@@ -103,17 +103,18 @@ export function createPgDb(url: string, max = 10): Db {
     },
     async withLock<T>(lockId: number, fn: () => Promise<T>): Promise<T> {
       const held = await checkout();
+      // Only a failure of the lock's own statements makes the connection suspect; fn's errors are fn's.
       let failed: unknown;
       try {
-        await held.client.query('SELECT pg_advisory_lock($1)', [lockId]);
+        await held.client.query('SELECT pg_advisory_lock($1)', [lockId]).catch((e: unknown) => {
+          failed = e;
+          throw e;
+        });
         try {
           return await fn();
         } finally {
           await held.client.query('SELECT pg_advisory_unlock($1)', [lockId]).catch((e: unknown) => (failed = e));
         }
-      } catch (e) {
-        failed ??= e;
-        throw e;
       } finally {
         held.release(failed);
       }
