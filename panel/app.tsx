@@ -23,6 +23,7 @@ import { ProjectPage } from './pages/project.tsx';
 import { Tokens } from './pages/tokens.tsx';
 import { Teams } from './pages/teams.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
+import { Notifications } from './pages/notifications.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -36,6 +37,7 @@ const NAV = [
   { href: '/errors', label: 'Issues' },
   { href: '/settings/teams', label: 'Teams' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/notifications', label: 'Notifications' },
   { href: '/settings/tokens', label: 'API tokens' },
 ];
 
@@ -137,8 +139,9 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/ai/prices') return <Prices me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
   if (path === '/settings/tokens') return <Tokens />;
-  if (path === '/settings/teams') return <Teams />;
+  if (path === '/settings/teams') return <Teams me={me} />;
   if (path === '/settings/webhooks') return <Webhooks me={me} />;
+  if (path === '/settings/notifications') return <Notifications me={me} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
   const project = match('/errors/projects/:id', path);

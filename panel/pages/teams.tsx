@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List } from '../api/views.ts';
+import type { List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount, fmtTokens } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/states.tsx';
@@ -32,7 +32,7 @@ const limitsText = (l: Team['limits']) => {
   return parts.length ? parts.join(', ') : 'no limits';
 };
 
-export function Teams() {
+export function Teams({ me }: { me: Me }) {
   const teams = useLoad(() => call<List<Team>>(api.GET('/api/v1/teams', { params: { query: { limit: '200' } } })), []);
   const [name, setName] = useState('');
   const create = useAction(async () => {
@@ -51,12 +51,12 @@ export function Teams() {
       </form>
       {teams.loading && !teams.data && <Loading what="teams" />}
       {teams.error && <ErrorNote error={teams.error} onRetry={teams.reload} />}
-      {teams.data?.items.map((t) => <TeamCard key={t.id} team={t} />)}
+      {teams.data?.items.map((t) => <TeamCard key={t.id} team={t} superuser={me.is_superuser} onChanged={teams.reload} />)}
     </section>
   );
 }
 
-function TeamCard({ team }: { team: Team }) {
+function TeamCard({ team, superuser, onChanged }: { team: Team; superuser: boolean; onChanged: () => void }) {
   const members = useLoad(() => call<List<Member>>(api.GET('/api/v1/teams/{id}/members', { params: { path: { id: team.id } } })), [team.id]);
   const [user, setUser] = useState('');
   const [role, setRole] = useState('member');
@@ -73,6 +73,7 @@ function TeamCard({ team }: { team: Team }) {
     <article class="card" aria-labelledby={`team-${team.id}`} style={{ marginBottom: '0.75rem' }}>
       <h2 id={`team-${team.id}`}>{team.name}</h2>
       <p class="muted">Limits: {limitsText(team.limits)}</p>
+      {superuser && <TeamLimits team={team} onSaved={onChanged} />}
       {members.error && <ErrorNote error={members.error} onRetry={members.reload} />}
       {members.data && (
         <table aria-label={`Members of ${team.name}`}>
@@ -98,5 +99,31 @@ function TeamCard({ team }: { team: Team }) {
         <button type="submit">Add member</button>
       </form>
     </article>
+  );
+}
+
+const LIMITS = [
+  { name: 'ai.keys', label: 'Gateway keys' },
+  { name: 'ai.tokens', label: 'AI tokens a month' },
+  { name: 'errors.events', label: 'Error events a month' },
+] as const;
+
+/** Superusers set a team's limits; an empty field is unlimited. PUT /api/v1/teams/{id}/limits. */
+function TeamLimits({ team, onSaved }: { team: Team; onSaved: () => void }) {
+  const [v, setV] = useState<Record<string, string>>(Object.fromEntries(LIMITS.map((l) => [l.name, team.limits?.[l.name] == null ? '' : String(team.limits[l.name])])));
+  const save = useAction(() => call(api.PUT('/api/v1/teams/{id}/limits', {
+    params: { path: { id: team.id } },
+    body: Object.fromEntries(LIMITS.map((l) => [l.name, v[l.name].trim() === '' ? null : Number(v[l.name])])),
+  })), onSaved);
+  return (
+    <form class="row" aria-label={`Limits of ${team.name}`} onSubmit={onSubmit(save)}>
+      {LIMITS.map((l) => (
+        <Field key={l.name} label={l.label} name={l.name} error={save.error}>
+          {(p) => <input {...p} type="number" min="0" placeholder="unlimited" value={v[l.name]} onInput={(e) => setV({ ...v, [l.name]: e.currentTarget.value })} />}
+        </Field>
+      ))}
+      <button type="submit">Save limits</button>
+      <FormError error={save.error} fields={LIMITS.map((l) => l.name)} />
+    </form>
   );
 }

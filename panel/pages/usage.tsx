@@ -32,14 +32,15 @@ export function UsagePage({ query }: { query: URLSearchParams }) {
   const interval = query.get('interval') === 'hour' && days <= 30 ? 'hour' : 'day';
   const groupBy = (GROUPS as readonly string[]).includes(query.get('group_by') ?? '') ? (query.get('group_by') as string) : 'model';
   const measure = MEASURES[query.get('measure') ?? ''] ? (query.get('measure') as string) : 'calls';
+  const key = query.get('key') ?? '';
   const set = (k: string, v: string) => {
     const q = new URLSearchParams(query);
     q.set(k, v);
     navigate(`/ai/usage?${q}`, { replace: true });
   };
   const usage = useLoad(
-    () => call<Usage>(api.GET('/api/v1/usage', { params: { query: { days: String(days), interval, group_by: groupBy } } })),
-    [days, interval, groupBy],
+    () => call<Usage>(api.GET('/api/v1/usage', { params: { query: { days: String(days), interval, group_by: groupBy, ...(key ? { key } : {}) } } })),
+    [days, interval, groupBy, key],
   );
   const m = MEASURES[measure];
   const chart = useMemo(() => {
@@ -50,6 +51,7 @@ export function UsagePage({ query }: { query: URLSearchParams }) {
   return (
     <section aria-labelledby="usage-h">
       <h1 id="usage-h">Usage</h1>
+      {key && <p class="row">Only the calls of one key. <a href="/ai/usage">Show every key</a></p>}
       <form class="row" aria-label="Usage view" onSubmit={(e) => e.preventDefault()}>
         <div class="field"><label for="u-days">Range</label>
           <select id="u-days" value={String(days)} onChange={(e) => set('days', e.currentTarget.value)}>

@@ -189,4 +189,25 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     await expectAccessible(page, 'call');
     await screenshot(page, 'call');
   });
+
+  it('opens one key\'s usage from the keys page, sets team limits, and lists notifications', async () => {
+    await page.goto(`${g.s.url}/ai/keys`);
+    await page.getByRole('link', { name: 'Usage of plan-tests' }).click();
+    await page.getByText('Only the calls of one key.').waitFor();
+    const row = page.getByRole('table', { name: 'Usage by model' }).getByRole('row', { name: new RegExp(MODEL) });
+    await expect.poll(() => row.textContent()).toMatch(/\d+ calls/);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
+    const limits = page.getByRole('form', { name: 'Limits of plans' });
+    await limits.getByLabel('Gateway keys').fill('5');
+    await limits.getByRole('button', { name: 'Save limits' }).click();
+    await expect.poll(async () => (await g.s.api('GET', `/api/v1/teams/${g.teamId}/limits`)).json()).toMatchObject({ 'ai.keys': 5 });
+    await page.getByText('Limits: 5 gateway keys').first().waitFor();
+    await expectAccessible(page, 'teams (superuser)');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
+    await page.getByRole('heading', { name: 'Notifications' }).waitFor();
+    await page.getByRole('table', { name: 'Notifications' }).or(page.getByRole('heading', { name: 'Nothing to tell yet' })).waitFor();
+    await expectAccessible(page, 'notifications');
+  });
 });
