@@ -32,6 +32,20 @@ describe('toSvcError', () => {
     }
   });
 
+  it('answers 503 with Retry-After when the database cannot be reached, and keeps other database errors internal', () => {
+    const unreachable = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      new Error('Connection terminated unexpectedly'),
+    ];
+    for (const err of unreachable) {
+      const s = toSvcError(err);
+      expect(s.code, err.message).toBe('service_unavailable');
+      expect(s.headers['retry-after'], err.message).toBe('2');
+    }
+    expect(toSvcError(Object.assign(new Error('duplicate key value'), { code: '23505' })).code).toBe('internal_error');
+  });
+
   it('treats a request that lost its connection as the client going away, not a failure', () => {
     const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
     expect(toSvcError(aborted).code).toBe('bad_request');

@@ -62,7 +62,10 @@ export function toSvcError(err: unknown): SvcError {
   if (typeof status === 'number' && BY_STATUS[status]) return BY_STATUS[status](typeof e.message === 'string' ? e.message : undefined);
   if (typeof status === 'number' && status >= 400 && status < 500) return svcError('bad_request', typeof e.message === 'string' ? e.message : undefined);
   // The database restarting, failing over or ending our session is not a bug of the request: say when to come back.
-  if (isTransientDbError(err)) return svcError('service_unavailable', 'The database is unreachable or busy right now; retry shortly.', {}, { 'retry-after': '2' });
+  // A bare connection reset stays an internal error: it may as well be an upstream's, and is not known to pass.
+  if (isTransientDbError(err) && e?.code !== 'ECONNRESET') {
+    return svcError('service_unavailable', 'The database is unreachable or busy right now; retry shortly.', {}, { 'retry-after': '2' });
+  }
   return svcError('internal_error');
 }
 
