@@ -17,6 +17,7 @@ import { Playground } from './pages/playground.tsx';
 import { Aliases } from './pages/aliases.tsx';
 import { CallPage, Calls } from './pages/calls.tsx';
 import { Prices } from './pages/prices.tsx';
+import { Compression } from './pages/compression.tsx';
 import { Issues } from './pages/issues.tsx';
 import { IssuePage } from './pages/issue.tsx';
 import { ProjectPage } from './pages/project.tsx';
@@ -34,6 +35,7 @@ const NAV = [
   { href: '/ai/calls', label: 'Call logs' },
   { href: '/ai/aliases', label: 'Aliases' },
   { href: '/ai/prices', label: 'Prices' },
+  { href: '/ai/compression', label: 'Compression' },
   { href: '/errors', label: 'Issues' },
   { href: '/settings/teams', label: 'Teams' },
   { href: '/settings/webhooks', label: 'Webhooks' },
@@ -137,6 +139,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   const kept = match('/ai/calls/:id', path);
   if (kept) return <CallPage id={kept.id} />;
   if (path === '/ai/prices') return <Prices me={me} />;
+  if (path === '/ai/compression') return <Compression me={me} />;
   if (path === '/errors') return <Issues me={me} query={query} />;
   if (path === '/settings/tokens') return <Tokens />;
   if (path === '/settings/teams') return <Teams me={me} />;

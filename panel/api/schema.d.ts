@@ -47,7 +47,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health of the database and counters (503 when not healthy) */
+        /** Health of every dependency: database, counters, local journal (503 while one is down) */
         get: {
             parameters: {
                 query?: never;
@@ -835,6 +835,11 @@ export interface paths {
                          * @enum {string}
                          */
                         log_bodies?: "off" | "1d" | "7d" | "30d";
+                        /**
+                         * @description Compression of this key's calls: off, audit-only or on; null inherits. It can only lower the team's and the instance's mode.
+                         * @enum {string|null}
+                         */
+                        compression?: "off" | "audit-only" | "on" | null;
                     };
                 };
             };
@@ -913,7 +918,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a gateway key: name, models, limits (replaces the whole object), log_bodies, disabled */
+        /** Change a gateway key: name, models, limits (replaces the whole object), log_bodies, compression, disabled */
         patch: {
             parameters: {
                 query?: never;
@@ -941,6 +946,11 @@ export interface paths {
                          * @enum {string}
                          */
                         log_bodies?: "off" | "1d" | "7d" | "30d";
+                        /**
+                         * @description Compression of this key's calls: off, audit-only or on; null inherits. It can only lower the team's and the instance's mode.
+                         * @enum {string|null}
+                         */
+                        compression?: "off" | "audit-only" | "on" | null;
                         disabled?: boolean;
                     };
                 };
@@ -1568,6 +1578,201 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compression/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tokens and dollars saved by compression (on) and that it would save (audit-only), per key, model or team */
+        get: {
+            parameters: {
+                query?: {
+                    days?: string;
+                    group_by?: "key" | "model" | "team";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success, or the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/compression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show the compression settings (superusers): instance mode, last turns kept, model rules */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success, or the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Set the compression settings (superusers); a rule pattern that matches no known model is kept with a warning */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The instance mode: off (default), audit-only or on; teams, keys, rules and the header only lower it.
+                         * @enum {string}
+                         */
+                        mode: "off" | "audit-only" | "on";
+                        /** @default 4 */
+                        keep_last_turns?: number;
+                        /** @default [] */
+                        rules?: {
+                            /** @description A model id or * pattern; the most specific matching rule applies. */
+                            pattern: string;
+                            /**
+                             * @description Lowers the mode for matching models (a rule never raises it above the instance mode).
+                             * @enum {string}
+                             */
+                            mode?: "off" | "audit-only" | "on";
+                            /** @description No compression below this conversation size (estimated tokens). */
+                            min_tokens?: number;
+                            /** @description Past this size (a share of the model context), old huge outputs are cut to head and tail. */
+                            lossy_at_tokens?: number;
+                            /** @description An old tool output above this size counts as huge. */
+                            huge_output_tokens?: number;
+                            /** @description The last N turns are never touched. */
+                            keep_last_turns?: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Success, or the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{id}/compression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a team's compression mode (null: inherit) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success, or the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Set a team's compression mode (team admins); it can only lower the instance mode */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description null: inherit the instance mode.
+                         * @enum {string|null}
+                         */
+                        mode: "off" | "audit-only" | "on" | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Success, or the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;

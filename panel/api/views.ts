@@ -17,6 +17,10 @@ export interface Me {
   teams: { id: string; name: string; role: string }[];
 }
 
+/** Compression modes (docs/compression.md), lowest first. */
+export const COMPRESSION_MODES = ['off', 'audit-only', 'on'] as const;
+export type CompressionMode = (typeof COMPRESSION_MODES)[number];
+
 export interface GatewayKey {
   id: string;
   name: string;
@@ -27,6 +31,8 @@ export interface GatewayKey {
   models: string[];
   limits: Record<string, number | null>;
   log_bodies: string;
+  /** Compression mode of the key's calls; null inherits the team's and the instance's. */
+  compression?: CompressionMode | null;
   disabled: boolean;
   created_at: string;
   last_used_at: string | null;

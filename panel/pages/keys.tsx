@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { CreatedKey, GatewayKey, List, Me } from '../api/views.ts';
+import { COMPRESSION_MODES, type CreatedKey, type GatewayKey, type List, type Me } from '../api/views.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtUsd, fmtCount, fmtTokens } from '../components/format.ts';
@@ -107,6 +107,7 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
   const [team, setTeam] = useState(editing?.team ?? writable[0]?.id ?? '');
   const [models, setModels] = useState(editing?.models.join(', ') ?? '');
   const [logBodies, setLogBodies] = useState(editing?.log_bodies ?? 'off');
+  const [compression, setCompression] = useState(editing?.compression ?? '');
   const [own, setOwn] = useState(false);
   const [disabled, setDisabled] = useState(editing?.disabled ?? false);
   const [limits, setLimits] = useState<Record<string, string>>(
@@ -114,13 +115,16 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
   );
   const save = useAction(async () => {
     const lim = Object.fromEntries(Object.entries(limits).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
-    const fields = { name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim };
+    const fields = {
+      name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim,
+      compression: (compression || null) as 'on' | null,
+    };
     onDone(editing
       ? await call<GatewayKey>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: editing.id } }, body: { ...fields, disabled } }))
       : await call<CreatedKey>(api.POST('/api/v1/keys', { params: { query: team ? { team } : {} }, body: { ...fields, own } })));
   });
   const { error, busy } = save;
-  const fields = ['name', 'team', 'models', 'log_bodies', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
+  const fields = ['name', 'team', 'models', 'log_bodies', 'compression', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
   return (
     <form onSubmit={onSubmit(save)} aria-label={editing ? `Edit the key ${editing.name}` : 'Create a key'} class="note">
       <h2>{editing ? `Edit "${editing.name}"` : 'New key'}</h2>
@@ -142,6 +146,14 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
         {(p) => (
           <select {...p} value={logBodies} onChange={(e) => setLogBodies(e.currentTarget.value)}>
             {LOG_BODIES.map((v) => <option key={v} value={v}>{v === 'off' ? 'off' : `for ${v}`}</option>)}
+          </select>
+        )}
+      </Field>
+      <Field label="Compression" name="compression" error={error} hint="Long conversations compressed before they reach the provider (inherit: the team's or instance's mode).">
+        {(p) => (
+          <select {...p} value={compression} onChange={(e) => setCompression(e.currentTarget.value)}>
+            <option value="">inherit</option>
+            {COMPRESSION_MODES.map((m) => <option key={m} value={m}>{m}</option>)}
           </select>
         )}
       </Field>

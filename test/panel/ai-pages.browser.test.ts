@@ -210,4 +210,26 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
     await page.getByRole('table', { name: 'Notifications' }).or(page.getByRole('heading', { name: 'Nothing to tell yet' })).waitFor();
     await expectAccessible(page, 'notifications');
   });
+
+  it('sets compression for the instance, a team and a key', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Compression' }).click();
+    await page.getByRole('table', { name: 'Compression savings' }).or(page.getByRole('heading', { name: 'Nothing compressed yet' })).waitFor();
+    const form = page.getByRole('form', { name: 'Instance compression settings' });
+    await form.getByLabel('Mode', { exact: true }).selectOption('audit-only');
+    await form.getByLabel('Model rules').fill('claude-haiku-*=off');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await g.s.api('GET', '/api/v1/settings/compression')).json()).toMatchObject({ mode: 'audit-only', rules: [{ pattern: 'claude-haiku-*', mode: 'off' }] });
+    await page.getByLabel('Mode of team plans').selectOption('off');
+    await expect.poll(async () => (await g.s.api('GET', `/api/v1/teams/${g.teamId}/compression`)).json().mode).toBe('off');
+    await expectAccessible(page, 'compression');
+
+    await page.goto(`${g.s.url}/ai/keys`);
+    await page.getByRole('button', { name: 'Edit plan-tests' }).click();
+    const edit = page.getByRole('form', { name: 'Edit the key plan-tests' });
+    await edit.getByLabel('Compression').selectOption('audit-only');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const key = (await g.s.api('GET', '/api/v1/keys')).json().items.find((k: { name: string }) => k.name === 'plan-tests');
+    expect(key.compression).toBe('audit-only');
+  });
 });
