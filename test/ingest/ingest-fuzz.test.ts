@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/test-s
 import { REAL_PG } from '../support/test-db.ts';
 import { createProject, envelope } from './support/ingest-helpers.ts';
 import { spawnServer, type SpawnedServer } from './support/spawned-server.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CASES = Number(process.env.FUZZ_CASES ?? 3000);
@@ -40,18 +41,6 @@ afterAll(async () => {
   await child?.close();
   await s?.close();
 });
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function seeds(): Buffer[] {
   const event = {
@@ -101,7 +90,7 @@ function encode(rand: () => number, body: Buffer): { body: Buffer; encoding?: st
 }
 
 it(`survives ${CASES} mutated requests without a 5xx, a hang or unbounded memory`, async () => {
-  const rand = prng(SEED);
+  const rand = seededRandom(SEED);
   const base = seeds();
   const agent = new Agent({ connections: 8 });
   const statuses = new Map<number, number>();
