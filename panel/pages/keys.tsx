@@ -78,10 +78,12 @@ export function Keys({ me }: { me: Me }) {
                   <td>{limitsText(k.limits)}</td>
                   <td><Time at={k.last_used_at} relative /></td>
                   <td><Time at={k.created_at} /></td>
-                  <td class="row">
+                  <td>
+                    <div class="row actions">
                     <a href={`/ai/usage?key=${k.id}&group_by=model`} aria-label={`Usage of ${k.name}`}>Usage</a>
                     <button type="button" onClick={() => { setShowForm(false); setEditing(k); }} aria-label={`Edit ${k.name}`}>Edit</button>
                     <button type="button" class="danger" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>Revoke</button>
+                    </div>
                   </td>
                 </tr>
               ))}

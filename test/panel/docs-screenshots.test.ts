@@ -59,6 +59,7 @@ describe.skipIf(!haveChromium || !process.env.SVC_PANEL_SCREENSHOTS)('panel pict
     });
     issueId = await waitFor(async () => (await g.s.api('GET', `/api/v1/projects/${p.id}/issues`)).json().items[0]?.id as string | undefined);
     await waitFor(async () => (await g.s.db.query('SELECT 1 FROM usage_records')).rows.length >= 6, 20_000);
+    await waitFor(async () => (await g.s.db.query('SELECT 1 FROM gateway_keys WHERE last_used_at IS NOT NULL')).rows.length > 0, 20_000);
     // Usage records carry the time they were written; move the service's clock past it so that the pages count them.
     clock.advance(120_000);
     browser = await launchChromium();
@@ -68,12 +69,13 @@ describe.skipIf(!haveChromium || !process.env.SVC_PANEL_SCREENSHOTS)('panel pict
     await g?.close();
   });
 
+  /** Name, path, and a label or text that appears once the page's data is shown. */
   const PAGES: [string, string, string][] = [
     ['overview', '/ai', 'Top models'],
-    ['keys', '/ai/keys', 'Gateway keys'],
+    ['keys', '/ai/keys', 'checkout-service'],
     ['usage', '/ai/usage?days=7&interval=hour', 'Usage by model'],
     ['accounts', '/ai/accounts', 'five_hour'],
-    ['issues', '/errors', 'Issues'],
+    ['issues', '/errors', "TypeError: Cannot read properties of undefined (reading 'amount')"],
     ['issue', '/errors/issues/:issue', 'Breadcrumbs, oldest first'],
   ];
 
