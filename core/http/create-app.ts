@@ -11,7 +11,7 @@
  */
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Logger } from '../logger.ts';
-import { svcError } from '../errors.ts';
+import { errorBody, svcError } from '../errors.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { sendError } from './reply-error.ts';
 import { OpenApiCollector } from './openapi.ts';
@@ -51,7 +51,8 @@ export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: b
     // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
-    return503OnClosing: true,
+    // A request reaching a closing node is refused by the hook below, in the error object with Retry-After.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Strict: no type coercion of bodies (query parameters are declared as strings and parsed by the route).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
@@ -70,6 +71,19 @@ export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: b
     const existing = routes.find((r) => r.re.source === pathRegex(route.url).source);
     if (existing) methods.forEach((m) => existing.methods.add(m));
     else routes.push({ re: pathRegex(route.url), methods: new Set(methods) });
+  });
+
+  // While the node drains, requests that still arrive on kept-alive connections go elsewhere: 503 with Retry-After
+  // (the load balancer or the client retries) and the connection closed.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!closing) return;
+    const e = svcError('service_unavailable', 'This node is shutting down; retry (another node or this one once restarted).', {}, { 'retry-after': '1' });
+    // Not logged as a failure: refusing while draining is the plan.
+    return reply.code(e.status).headers({ ...e.headers, connection: 'close' }).type('application/json; charset=utf-8').send(errorBody(e));
   });
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
