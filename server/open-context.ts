@@ -19,6 +19,7 @@ import type { Db } from '../core/db/db.ts';
 import { createEmbeddedDb } from '../core/db/embedded-db.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { createPgDb } from '../core/db/pg-db.ts';
+import { isTransientDbError } from '../core/db/transient-db-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { deriveKey } from '../core/secret-box.ts';
 
@@ -47,7 +48,7 @@ function secretKeyOf(config: Config): string {
 export async function openContext(config: Config, log: Logger, opts: { clock?: Clock; db?: Db; counters?: Counters } = {}): Promise<AppContext> {
   const clock = opts.clock ?? systemClock;
   const db = opts.db ?? (await openDb(config));
-  const applied = await migrate(db, MIGRATIONS_DIR);
+  const applied = await untilReachable(() => migrate(db, MIGRATIONS_DIR), log);
   if (applied.length) log.info({ migrations: applied }, 'applied migrations');
   let counters = opts.counters;
   if (!counters) {
@@ -62,4 +63,20 @@ export async function openContext(config: Config, log: Logger, opts: { clock?: C
   const secret = secretKeyOf(config);
   setCursorKey(secret);
   return { config, db, counters, caches, log, clock, health: new HealthChecks(), secretKey: deriveKey(secret), version: packageVersion() };
+}
+
+/**
+ * A node started while Postgres is down (a restart after a crash, a whole rack coming back) waits for it instead of
+ * exiting, so a supervisor does not have to loop: the first attempt at once, then every 1-10 s with a log line.
+ */
+export async function untilReachable<T>(fn: () => Promise<T>, log: Logger, maxDelayMs = 10_000): Promise<T> {
+  for (let attempt = 1, delay = 1000; ; attempt++, delay = Math.min(maxDelayMs, delay * 2)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientDbError(err)) throw err;
+      log.warn({ err, attempt, retry_in_ms: delay }, 'the database is unreachable; waiting for it before starting');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
 }
