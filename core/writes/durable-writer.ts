@@ -4,8 +4,10 @@
  *
  * - reserve()/write() take a place in the queue, or throw the caller's refusal when it is full (rows or bytes,
  *   reservations included) or closing, or journal_full when the database is down and the journal is full.
- * - Rows are committed in batches (one `commit` call = one transaction) of up to `batchSize` rows / `batchBytes`,
- *   or whatever arrived within `flushMs`; `concurrency` batches at once.
+ * - Group commit: rows are committed in batches (one `commit` call = one transaction) of up to `batchSize` rows /
+ *   `batchBytes`, or whatever arrived within `flushMs` of the first; `concurrency` batches at once, and rows that
+ *   arrive while every slot is busy gather for the next slot to finish. (Waiting a few ms for others costs latency
+ *   but makes fewer round trips per row; measured on the ingest bench, 5 ms beat flushing at once.)
  * - A row's promise resolves `committed` once Postgres has it, or `journaled` once it is appended and fsynced to the
  *   writer's local journal (write-journal.ts). The journal is used while Postgres is unreachable: a transient
  *   failure (isRetryable, below) marks the database down and sends the batch, and every later one, to the journal
@@ -60,6 +62,7 @@ export interface DurableWriterOptions<T> {
   batchSize: number;
   /** Most bytes in one batch (a single larger row still goes alone). */
   batchBytes?: number;
+  /** How long the first queued row waits for others. */
   flushMs: number;
   concurrency?: number;
   /** The journal and how rows are stored in it; without one, transient failures are retried in memory. */

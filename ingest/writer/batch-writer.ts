@@ -88,6 +88,16 @@ export class BatchWriter {
     return this.#rows.pending;
   }
 
+  /** True while Postgres is unreachable and events go to the journal (for health reports). */
+  get databaseDown(): boolean {
+    return this.#rows.databaseDown;
+  }
+
+  /** Bytes waiting in the events journal. */
+  get journalBytes(): number {
+    return this.#rows.journalBytes;
+  }
+
   get stats(): DurableWriter<QueuedEvent>['stats'] {
     return this.#rows.stats;
   }
