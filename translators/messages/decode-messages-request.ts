@@ -4,12 +4,15 @@
  * - Turns keep their role; `tool_result` blocks stay in the user turn.
  * - Thinking blocks keep their signatures with origin 'messages'; an empty signature counts as none.
  * - Server tools (a versioned `type`) and unknown fields go to `extras.messages`.
+ * - Deferred tools (`defer_loading: true`) not yet loaded by a tool search are left out with a warning
+ *   (deferred-tools.ts); a `tool_reference` in a tool result becomes a line of text naming the loaded tool.
  */
 import type {
   CacheMarker, Conversation, DocumentPart, ImagePart, MediaSource, Part, ReasoningEffort, TextPart, ToolDef, ToolResultContent, Turn,
 } from '../model.ts';
 import { isPlainObject } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
+import { deferredToolsWarning, loadedToolNames } from './deferred-tools.ts';
 import type {
   MessagesCacheControl, MessagesContentBlock, MessagesDocumentBlock, MessagesImageBlock, MessagesRequest, MessagesTextBlock,
 } from './types.ts';
@@ -110,7 +113,8 @@ export function decodeBlock(block: MessagesContentBlock, names?: Map<string, str
       const content: ToolResultContent[] = typeof c === 'string'
         ? (c === '' ? [] : [{ type: 'text', text: c }])
         : (Array.isArray(c) ? c : []).flatMap((b) => {
-          const p = b.type === 'text' ? decodeText(b) : b.type === 'image' ? decodeImage(b) : b.type === 'document' ? decodeDocument(b) : undefined;
+          const p = b.type === 'text' ? decodeText(b) : b.type === 'image' ? decodeImage(b) : b.type === 'document' ? decodeDocument(b)
+            : toolReferenceText(b);
           return p === undefined ? [] : [p];
         });
       const name = names?.get(block.tool_use_id);
@@ -128,6 +132,11 @@ export function decodeBlock(block: MessagesContentBlock, names?: Map<string, str
     default:
       return undefined;
   }
+}
+
+/** A tool search's `tool_reference` result says which tool is now loaded; other styles get that as text. */
+function toolReferenceText(b: { type: string; tool_name?: unknown }): TextPart | undefined {
+  return b.type === 'tool_reference' && typeof b.tool_name === 'string' ? { type: 'text', text: `Tool loaded: ${b.tool_name}` } : undefined;
 }
 
 function decodeImage(b: MessagesImageBlock): ImagePart | undefined {
@@ -160,9 +169,15 @@ function decodeSource(s: { type: string; [k: string]: unknown } | undefined): Me
 
 function decodeTools(req: MessagesRequest, conv: Conversation, extras: Record<string, unknown>): void {
   const server: unknown[] = [];
+  const deferred: string[] = [];
+  const loaded = (req.tools ?? []).some((t) => t.defer_loading === true) ? loadedToolNames(req.messages) : new Set<string>();
   for (const t of req.tools ?? []) {
     if (t.type !== undefined && t.type !== 'custom') {
       server.push(t);
+      continue;
+    }
+    if (t.defer_loading === true && !loaded.has(t.name)) {
+      deferred.push(t.name);
       continue;
     }
     const tool: ToolDef = { name: t.name, parameters: t.input_schema ?? { type: 'object', properties: {} }, ...cacheMarker(t.cache_control) };
@@ -174,6 +189,7 @@ function decodeTools(req: MessagesRequest, conv: Conversation, extras: Record<st
     extras.server_tools = server;
     conv.warnings.push(`${server.length} server tool(s) can only be sent to a messages-style upstream.`);
   }
+  if (deferred.length > 0) conv.warnings.push(deferredToolsWarning(deferred));
   const c = req.tool_choice;
   if (isPlainObject(c)) {
     if (c.type === 'auto' || c.type === 'none') conv.toolChoice = c.type;

@@ -30,10 +30,12 @@ export interface MessagesToolUseBlock { type: 'tool_use'; id: string; name: stri
 export interface MessagesToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content?: string | (MessagesTextBlock | MessagesImageBlock | MessagesDocumentBlock)[];
+  content?: string | (MessagesTextBlock | MessagesImageBlock | MessagesDocumentBlock | MessagesToolReferenceBlock)[];
   is_error?: boolean;
   cache_control?: MessagesCacheControl | null;
 }
+/** A tool search's result naming a deferred tool it loaded. */
+export interface MessagesToolReferenceBlock { type: 'tool_reference'; tool_name: string }
 export interface MessagesThinkingBlock { type: 'thinking'; thinking: string; signature: string }
 export interface MessagesRedactedThinkingBlock { type: 'redacted_thinking'; data: string }
 
