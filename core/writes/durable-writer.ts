@@ -10,14 +10,14 @@
  *   but makes fewer round trips per row; measured on the ingest bench, 5 ms beat flushing at once.)
  * - A row's promise resolves `committed` once Postgres has it, or `journaled` once it is appended and fsynced to the
  *   writer's local journal (write-journal.ts). The journal is used while Postgres is unreachable: a transient
- *   failure (isRetryable, below) marks the database down and sends the batch, and every later one, to the journal
+ *   failure (isRetryable, write-failure.ts) marks the database down and sends the batch, and every later one, to the journal
  *   until a replay commits again. Without a journal the batch is kept and retried with backoff.
  * - A batch that fails for its content (SQLSTATE class 22 data exception, 23 integrity violation, 54 limit exceeded,
  *   or an error of the writer's own code) is split in halves until the bad row is alone; that row resolves
  *   `rejected` with the reason, the others are written. No row is retried forever for its content. Any other
  *   database error (a missing table, an internal error) is about the database, not the row: it is handled like an
  *   unreachable database, so no row is lost to it.
- * - The journal is replayed at start and whenever rows went to it: segments are committed oldest first, in
+ * - The journal is replayed (journal-replayer.ts) at start and whenever rows went to it: segments are committed oldest first, in
  *   batches, with backoff while the database stays down, and deleted once all their rows are committed. A crash
  *   between the commit and the deletion replays the segment again, and a batch split by a transient failure may be
  *   journaled with rows already committed, so `commit` must be idempotent (each writer says how: event ids, record
@@ -29,7 +29,8 @@
  */
 import { isSvcError, svcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { isTransientDbError } from '../db/transient-db-error.ts';
+import { JournalReplayer } from './journal-replayer.ts';
+import { failureReason, isRetryable, jitter, nextBackoff } from './write-failure.ts';
 import type { WriteJournal } from './write-journal.ts';
 
 export type WriteResult = { status: 'committed' } | { status: 'journaled' } | { status: 'rejected'; reason: string };
@@ -87,8 +88,6 @@ interface Entry<T> {
   reject(e: Error): void;
 }
 
-const MAX_BACKOFF_MS = 5_000;
-
 export class DurableWriter<T> {
   #o: DurableWriterOptions<T>;
   #queue: Entry<T>[] = [];
@@ -100,14 +99,37 @@ export class DurableWriter<T> {
   #backoffMs = 0;
   #dbDown = false;
   #journalRefused = false;
-  #replaying: Promise<void> | undefined;
+  #replayer: JournalReplayer<T> | undefined;
   #closing = false;
   #idle: Array<() => void> = [];
   readonly stats = { committed: 0, journaled: 0, replayed: 0, rejected: 0, batches: 0, retries: 0 };
 
   constructor(options: DurableWriterOptions<T>) {
     this.#o = { concurrency: 1, whenJournalFull: 'reject', isTransient: isRetryable, ...options };
-    if (this.#o.journal && !this.#o.journal.journal.empty) this.#kickReplay();
+    const j = this.#o.journal;
+    if (j) {
+      this.#replayer = new JournalReplayer<T>({
+        name: this.#o.name,
+        log: this.#o.log,
+        journal: j.journal,
+        codec: j.codec,
+        batchSize: this.#o.batchSize,
+        commit: (rows) => this.#commitSplitting(rows),
+        isRetryable: (err) => this.#o.isTransient?.(err) ?? false,
+        closing: () => this.#closing,
+        onRejected: (row, reason) => {
+          this.stats.rejected += 1;
+          if (row !== undefined) this.#o.onReplayRejected?.(row, reason);
+        },
+        onSegmentReplayed: (rows) => {
+          // The database took rows again: new batches go to it directly, and the journal has room again.
+          this.#dbDown = false;
+          this.#journalRefused = false;
+          this.stats.replayed += rows;
+        },
+      });
+      if (!j.journal.empty) this.#kickReplay();
+    }
   }
 
   /** Rows waiting: reserved, queued or being written. */
@@ -164,13 +186,16 @@ export class DurableWriter<T> {
     return this.reserve(this.#o.sizeOf(row)).commit(row);
   }
 
-  /** Stops taking rows, makes every queued one durable, and stops the replayer (the journal keeps what is left). */
+  /**
+   * Stops taking rows, makes every queued one durable, and stops the replayer (the journal keeps what is left).
+   * Places already reserved are waited for too: their callers commit them (or release them) shortly.
+   */
   async drain(timeoutMs = 25_000): Promise<void> {
     this.#closing = true;
     const deadline = Date.now() + timeoutMs;
-    while (this.#queue.length > 0 || this.#running > 0) {
+    while (this.#rows > 0) {
       if (Date.now() > deadline) {
-        this.#o.log.error({ writer: this.#o.name, lost_rows: this.#queue.length }, 'writer drain gave up: rows could be neither committed nor journaled');
+        this.#o.log.error({ writer: this.#o.name, lost_rows: this.#rows }, 'writer drain gave up: rows could be neither committed nor journaled');
         for (const e of this.#queue.splice(0)) e.reject(svcError('service_unavailable', 'The server stopped before the write was durable.'));
         break;
       }
@@ -182,14 +207,14 @@ export class DurableWriter<T> {
       });
     }
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#replaying;
+    await this.#replayer?.running;
     await this.#o.journal?.journal.close();
   }
 
   /** Replays the journal now (at start, and once rows went to it); resolves when this pass ends. */
   replay(): Promise<void> {
     this.#kickReplay();
-    return this.#replaying ?? Promise.resolve();
+    return this.#replayer?.running ?? Promise.resolve();
   }
 
   /** While the database is down: the journal refused an append (until a replay frees room), or `bytes` would not fit. */
@@ -289,7 +314,7 @@ export class DurableWriter<T> {
       if (this.#o.isTransient?.(err)) throw err;
       if (rows.length === 1) {
         this.#o.log.error({ err, writer: this.#o.name }, 'writer refused a row the database will not take');
-        return [reasonOf(err)];
+        return [failureReason(err)];
       }
       const half = Math.ceil(rows.length / 2);
       return [...(await this.#commitSplitting(rows.slice(0, half))), ...(await this.#commitSplitting(rows.slice(half)))];
@@ -327,73 +352,7 @@ export class DurableWriter<T> {
   }
 
   #kickReplay(): void {
-    if (this.#replaying || !this.#o.journal) return;
-    this.#replaying = this.#replayAll().catch((err: unknown) => {
-      this.#o.log.error({ err, writer: this.#o.name }, 'journal replay stopped; it resumes with the next journaled batch or start');
-    }).finally(() => {
-      this.#replaying = undefined;
-    });
-  }
-
-  async #replayAll(): Promise<void> {
-    const { journal } = this.#o.journal as NonNullable<DurableWriterOptions<T>['journal']>;
-    let backoff = 0;
-    while (!journal.empty && !this.#closing) {
-      try {
-        await journal.seal();
-        for (const seq of journal.sealed()) {
-          if (this.#closing) return;
-          await this.#replaySegment(journal, seq);
-          backoff = 0;
-        }
-      } catch (err) {
-        // Transient: the database is still down. Anything else (the disk) is logged and retried the same way.
-        if (!this.#o.isTransient?.(err)) this.#o.log.error({ err, writer: this.#o.name }, 'journal replay failed');
-        backoff = nextBackoff(backoff);
-        await new Promise((r) => setTimeout(r, jitter(backoff)).unref());
-      }
-    }
-  }
-
-  async #replaySegment(journal: WriteJournal, seq: number): Promise<void> {
-    const segment = await journal.read(seq);
-    if (segment.tornBytes > 0) {
-      this.#o.log.warn({ writer: this.#o.name, segment: seq, torn_bytes: segment.tornBytes }, 'journal segment ends in a torn record (a crash during an append); it was never acknowledged and is skipped');
-    }
-    await this.#replayRecords(this.#decode(seq, segment.records));
-    // The database took rows again: new batches go to it directly.
-    this.#dbDown = false;
-    await journal.remove(seq);
-    this.#journalRefused = false;
-    this.stats.replayed += segment.records.length;
-    this.#o.log.info({ writer: this.#o.name, segment: seq, rows: segment.records.length }, 'journal segment replayed');
-  }
-
-  /** A record that no longer decodes (written by an incompatible version) is logged and skipped. */
-  #decode(seq: number, records: Buffer[]): T[] {
-    const { codec } = this.#o.journal as NonNullable<DurableWriterOptions<T>['journal']>;
-    const rows: T[] = [];
-    for (const r of records) {
-      try {
-        rows.push(codec.decode(r));
-      } catch (err) {
-        this.stats.rejected += 1;
-        this.#o.log.error({ err, writer: this.#o.name, segment: seq }, 'journal record could not be decoded; skipped');
-      }
-    }
-    return rows;
-  }
-
-  async #replayRecords(rows: T[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += this.#o.batchSize) {
-      const chunk = rows.slice(i, i + this.#o.batchSize);
-      const results = await this.#commitSplitting(chunk);
-      results.forEach((reason, j) => {
-        if (reason === null) return;
-        this.stats.rejected += 1;
-        this.#o.onReplayRejected?.(chunk[j], reason);
-      });
-    }
+    this.#replayer?.kick();
   }
 
   #settleEntries(batch: Entry<T>[]): void {
@@ -404,29 +363,4 @@ export class DurableWriter<T> {
     this.#rows -= rows;
     this.#bytes -= bytes;
   }
-}
-
-/** SQLSTATE classes that mean "this row's content": data exception, integrity constraint violation, program limit. */
-const ROW_CLASSES = new Set(['22', '23', '54']);
-
-/** Whether a commit failure is about the database rather than the rows (see the header). */
-export function isRetryable(err: unknown): boolean {
-  if (isTransientDbError(err)) return true;
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !ROW_CLASSES.has(code.slice(0, 2));
-}
-
-function nextBackoff(ms: number): number {
-  return Math.min(MAX_BACKOFF_MS, ms === 0 ? 100 : ms * 2);
-}
-
-/** Jitter, so that two writers that just deadlocked each other do not meet again in lockstep. */
-function jitter(ms: number): number {
-  return Math.round(ms * (0.5 + Math.random()));
-}
-
-function reasonOf(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  return (typeof e?.code === 'string' ? `${e.code}: ${message}` : message).slice(0, 200);
 }

@@ -134,6 +134,8 @@ export class BatchWriter {
     clearInterval(this.#ticker);
     const deadline = Date.now() + this.#drainTimeoutMs;
     await this.#rows.drain(this.#drainTimeoutMs);
+    // The requests answered by the last commits count their items' outcomes in their own continuations: let them run.
+    await new Promise((r) => setImmediate(r));
     while (this.#outcomes.size > 0) {
       if (Date.now() > deadline) {
         this.#ctx.log.error({ lost_outcome_rows: this.#outcomes.size }, 'ingest drain gave up writing outcome counts: the database stayed unavailable');
