@@ -64,10 +64,12 @@ describe('ResponsesStreamEncoder', () => {
 
   it('sends an error event then response.failed, for errors and for streams that end early', () => {
     const out = encode([{ type: 'start', id: 'a', model: 'm' }, { type: 'part_start', index: 0, part: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'x' }]);
+    const message = 'The upstream stream ended before the answer was finished.';
     expect(out.slice(-2)).toMatchObject([
-      { type: 'error', code: 'server_error', message: 'The upstream stream ended before the answer was finished.' },
-      { type: 'response.failed', response: { status: 'failed', error: { code: 'server_error' } } },
+      { type: 'error', code: 'server_error', message, param: null, error: { type: 'server_error', code: 'server_error', message, param: null } },
+      { type: 'response.failed', response: { status: 'failed', error: { code: 'server_error' }, output: [{ type: 'message', status: 'incomplete', content: [{ text: 'x' }] }] } },
     ]);
+    expect(out.find((e) => e.type === 'response.output_item.done')).toMatchObject({ item: { type: 'message', status: 'incomplete' } });
     const rate = encode([{ type: 'error', error: { status: 429, type: 'rate_limit', message: 'Slow down.' } }]);
     expect(rate.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
   });

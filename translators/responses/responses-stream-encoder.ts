@@ -177,7 +177,8 @@ export class ResponsesStreamEncoder {
     emit({ type: 'response.reasoning_summary_text.delta', ...base, delta: text });
   }
 
-  #close(index: number, emit: (e: Emit) => void): void {
+  /** `status` is `incomplete` for an item cut short by an error (the client must not take it as whole). */
+  #close(index: number, emit: (e: Emit) => void, status: 'completed' | 'incomplete' = 'completed'): void {
     const p = this.#parts.get(index);
     if (p === undefined) return;
     this.#parts.delete(index);
@@ -185,7 +186,7 @@ export class ResponsesStreamEncoder {
     let item: ResponsesOutputItem;
     if (p.kind === 'tool_call') {
       emit({ type: 'response.function_call_arguments.done', ...base, arguments: p.text });
-      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', name: p.name ?? '', arguments: p.text, status: 'completed' };
+      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', name: p.name ?? '', arguments: p.text, status };
     } else if (p.kind === 'thinking') {
       if (p.summaryOpen) {
         emit({ type: 'response.reasoning_summary_text.done', ...base, summary_index: 0, text: p.text });
@@ -198,18 +199,21 @@ export class ResponsesStreamEncoder {
       if (p.kind === 'refusal') emit({ type: 'response.refusal.done', ...base, content_index: 0, refusal: p.text });
       else emit({ type: 'response.output_text.done', ...base, content_index: 0, text: p.text, logprobs: [] });
       emit({ type: 'response.content_part.done', ...base, content_index: 0, part });
-      item = { type: 'message', id: p.itemId, role: 'assistant', status: 'completed', content: [part] };
+      item = { type: 'message', id: p.itemId, role: 'assistant', status, content: [part] };
     }
     emit({ type: 'response.output_item.done', output_index: p.outputIndex, item });
     this.#output.push({ index: p.outputIndex, item });
   }
 
   #finish(reason: StopReason | undefined, error: UpstreamError | undefined, emit: (e: Emit) => void): void {
-    for (const index of [...this.#parts.keys()]) this.#close(index, emit);
+    for (const index of [...this.#parts.keys()]) this.#close(index, emit, error !== undefined ? 'incomplete' : 'completed');
     this.#done = true;
     if (error !== undefined) {
       const body = responsesErrorBody(error).error;
-      emit({ type: 'error', code: body?.code ?? null, message: error.message, param: null });
+      // The documented flat fields, and the same error nested as `error`: the SDKs that raise only on a nested
+      // `error` object (openai-python, older openai-node) would otherwise end the loop quietly on truncated text.
+      const code = body?.code ?? null;
+      emit({ type: 'error', code, message: error.message, param: null, error: { type: body?.type ?? 'server_error', code, message: error.message, param: null } });
       emit({ type: 'response.failed', response: this.#response('failed', undefined, error) });
       return;
     }
