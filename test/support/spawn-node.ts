@@ -4,7 +4,7 @@
  * its own (its write journals) unless env names one (SVC_DATA_DIR: e.g. to restart a node on the same directory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,15 +19,22 @@ export interface NodeProcess {
 }
 
 export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>): Promise<NodeProcess> {
+  // A data directory of its own, removed when the process exits (one named in env is the caller's to keep).
+  const ownDir = env.SVC_DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'svc-node-')) : undefined;
   const proc = spawn(process.execPath, [join(ROOT, 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-node-')), ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', ...(ownDir ? { SVC_DATA_DIR: ownDir } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (out += d));
-  let exited: Promise<number | null> = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+  let exited: Promise<number | null> = new Promise((resolve) =>
+    proc.on('exit', (code) => {
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`node did not start in time:\n${out}`)), 60_000);
     void exited.then((code) => reject(new Error(`node exited with ${code}:\n${out}`)));
