@@ -81,6 +81,19 @@ describe('encodeMessagesRequest', () => {
     expect(c.warnings).toHaveLength(2);
   });
 
+  it('raises top_p below 0.95 to 0.95 with thinking on (the API refuses less), and keeps it without thinking', () => {
+    const user = [{ role: 'user' as const, parts: [{ type: 'text' as const, text: 'q' }] }];
+    const on = conv({ turns: user, reasoning: { effort: 'high' }, sampling: { topP: 0.5 } });
+    expect(encodeMessagesRequest(on).top_p).toBe(0.95);
+    expect(on.warnings).toEqual(['top_p 0.5 was raised to 0.95: the messages style allows only 0.95 to 1 with thinking.']);
+    const high = conv({ turns: user, reasoning: { effort: 'high' }, sampling: { topP: 0.98 } });
+    expect(encodeMessagesRequest(high).top_p).toBe(0.98);
+    expect(high.warnings).toEqual([]);
+    const off = conv({ turns: user, sampling: { topP: 0.5 } });
+    expect(encodeMessagesRequest(off).top_p).toBe(0.5);
+    expect(off.warnings).toEqual([]);
+  });
+
   it('turns thinking off when the tool turn has no signed thinking, or a tool is forced', () => {
     const toolTurns: Conversation['turns'] = [
       { role: 'user', parts: [{ type: 'text', text: 'q' }] },

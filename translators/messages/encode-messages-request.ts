@@ -43,7 +43,11 @@ export function encodeMessagesRequest(conv: Conversation): MessagesRequest {
       req.temperature = Math.min(Math.max(s.temperature, 0), 1);
     }
   }
-  if (s.topP !== undefined) req.top_p = s.topP;
+  if (s.topP !== undefined) {
+    // With thinking on, the messages API accepts top_p only from 0.95 to 1: the nearest allowed value is sent.
+    if (thinkingOn && s.topP < 0.95) conv.warnings.push(`top_p ${s.topP} was raised to 0.95: the messages style allows only 0.95 to 1 with thinking.`);
+    req.top_p = thinkingOn ? Math.max(s.topP, 0.95) : s.topP;
+  }
   if (s.topK !== undefined) {
     if (thinkingOn) conv.warnings.push('top_k was dropped: the messages style does not allow it with thinking.');
     else req.top_k = s.topK;
