@@ -8,7 +8,8 @@
  *   function, are skipped. The 5 nearest the raise (the last five) are kept.
  * - A frame's location is its `module`, else its path: `filename`, else `abs_path`, without scheme, host,
  *   query or fragment, and without content hashes in file names (`main.3f2a1b9c.js` → `main.js`) so that a
- *   redeploy of the same code keeps its groups. The whole path is kept, not only the basename. Lowercased.
+ *   redeploy of the same code keeps its groups. The whole path is kept, not only the basename. Lowercased for
+ *   grouping; the culprit keeps the case as sent (`myWebApp.Pages.DivideZeroModel`), as Sentry shows it.
  * - A frame's function loses engine decorations (`async `, `new `, ` [as alias]`); `<anonymous>` counts as none.
  * - Line and column numbers are never used.
  */
@@ -37,42 +38,43 @@ export interface GroupingFrame {
 }
 
 /** The frames nearest the raise that grouping uses, oldest first, at most `count`. */
-export function groupingFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT): GroupingFrame[] {
+export function groupingFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT, keepCase = false): GroupingFrame[] {
   const frames = exception?.stacktrace?.frames ?? [];
   const inApp = frames.filter((f) => f.in_app === true);
   const pool = inApp.length > 0 ? inApp : frames;
   const out: GroupingFrame[] = [];
   for (let i = pool.length - 1; i >= 0 && out.length < count; i--) {
-    const g = toGroupingFrame(pool[i]);
+    const g = toGroupingFrame(pool[i], keepCase);
     if (g) out.push(g);
   }
   return out.reverse();
 }
 
-export function toGroupingFrame(frame: StackFrame): GroupingFrame | undefined {
+export function toGroupingFrame(frame: StackFrame, keepCase = false): GroupingFrame | undefined {
   const file = frame.filename ?? frame.abs_path;
   if (file !== undefined && IGNORED_FILES.has(file.trim().toLowerCase())) return undefined;
-  const location = frameLocation(frame);
+  const location = frameLocation(frame, keepCase);
   const fn = frameFunction(frame.function);
   if (location === '' && fn === '') return undefined;
   return { location, function: fn };
 }
 
-export function frameLocation(frame: StackFrame): string {
-  if (frame.module !== undefined && frame.module.trim() !== '') return frame.module.trim().toLowerCase();
+export function frameLocation(frame: StackFrame, keepCase = false): string {
+  const lower = (s: string) => (keepCase ? s : s.toLowerCase());
+  if (frame.module !== undefined && frame.module.trim() !== '') return lower(frame.module.trim());
   const path = frame.filename ?? frame.abs_path;
-  return path === undefined ? '' : normalizePath(path);
+  return path === undefined ? '' : lower(normalizePath(path, true));
 }
 
 /** `https://cdn.example.com/static/js/main.3f2a1b9c.js?v=2#x` → `/static/js/main.js`. */
-export function normalizePath(path: string): string {
+export function normalizePath(path: string, keepCase = false): string {
   let p = path.trim();
   p = p.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, ''); // scheme and host (file:///, app://, webpack://…)
   p = p.replace(/[?#].*$/s, '');
   p = p.replace(/\\/g, '/');
   p = p.replace(/\/\.(?=\/)/g, '');
   p = p.replace(/[.-][0-9a-f]{8,}(?=\.[a-z0-9]+$)/i, '');
-  return p.toLowerCase();
+  return keepCase ? p : p.toLowerCase();
 }
 
 export function frameFunction(fn: string | undefined): string {

@@ -278,9 +278,9 @@ describe('normalizeEvent: robustness', () => {
 });
 
 describe('normalizeEvent: fields clients cannot forge', () => {
-  it('replaces client-sent _meta, original_timestamp, received, title, culprit and type', () => {
-    const e = norm({ message: 'real', _meta: { fake: 1 }, original_timestamp: 'x', received: 'x', title: 'forged', culprit: 'forged', type: 'transaction' });
-    expect(e.data).toMatchObject({ title: 'real', culprit: '', type: 'default', received: RECEIVED.toISOString() });
+  it('replaces client-sent _meta, original_timestamp, received, title and type; keeps a sent culprit as Sentry does', () => {
+    const e = norm({ message: 'real', _meta: { fake: 1 }, original_timestamp: 'x', received: 'x', title: 'forged', culprit: 'sent', type: 'transaction' });
+    expect(e.data).toMatchObject({ title: 'real', culprit: 'sent', type: 'default', received: RECEIVED.toISOString() });
     expect(e.data._meta).toBeUndefined();
     expect(e.data.original_timestamp).toBeUndefined();
   });

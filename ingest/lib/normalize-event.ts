@@ -15,14 +15,19 @@
  * - `user.ip_address: "{{auto}}"` is dropped (see NormalizedEvent.autoIp).
  * - A synthetic exception (mechanism.synthetic, or no type) makes a message event: its value is the message
  *   when the event has none.
+ * - Frames sent outside the exception (event-level `stacktrace`, `threads`) are moved under it
+ *   (normalize-exception.ts).
+ * - Over-long `logger` (64), `transaction` (200) and `culprit` (200) are cut, ending with `...`, as Sentry
+ *   does, the length as sent kept in `_meta.truncated`; other identifiers over their limit are dropped.
+ * - A `culprit` the SDK sent is kept (Sentry uses it as sent); else it is derived (event-title.ts).
  */
 import { svcError } from '../../core/errors.ts';
-import { EVENT_LEVELS, type EventLevel, type NormalizedEvent } from './event-types.ts';
+import { EVENT_LEVELS, type EventLevel, type ExceptionValue, type NormalizedEvent } from './event-types.ts';
 import { culpritOf, titleOf } from './event-title.ts';
 import { newEventId, tryNormalizeEventId } from './event-id.ts';
 import { isObject, readIdentifier, type Json } from './event-values.ts';
 import { mainException } from './grouping-frames.ts';
-import { readExceptions } from './normalize-exception.ts';
+import { attachLooseStacktraces, readExceptions, readStacktrace } from './normalize-exception.ts';
 import { readBreadcrumbs, readContexts, readFingerprint, readRequest, readTags, readUser } from './normalize-interfaces.ts';
 import { readMessage } from './normalize-message.ts';
 import { parseTimestamp } from './parse-timestamp.ts';
@@ -46,10 +51,13 @@ const DAY_MS = 86_400_000;
 const LEVEL_ALIASES: Record<string, EventLevel> = { warn: 'warning', critical: 'fatal', log: 'info', err: 'error' };
 const LEVELS = new Set<string>(EVENT_LEVELS);
 
+/** [wire name, field, max characters, cut (true) or dropped (false) when longer]. */
 const IDENTIFIERS = [
-  ['release', 'release', 200], ['dist', 'dist', 64], ['environment', 'environment', 64], ['server_name', 'serverName', 256],
-  ['transaction', 'transaction', 200], ['logger', 'logger', 64],
+  ['release', 'release', 200, false], ['dist', 'dist', 64, false], ['environment', 'environment', 64, false],
+  ['server_name', 'serverName', 256, false], ['transaction', 'transaction', 200, true], ['logger', 'logger', 64, true],
 ] as const;
+const MAX_CULPRIT = 200;
+const CUT_MARKER = '...';
 
 export function normalizeEvent(raw: unknown, options: NormalizeOptions): NormalizedEvent {
   if (!isObject(raw)) throw svcError('invalid_event', 'The event must be a JSON object.');
@@ -60,6 +68,15 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
 
   // Fields only this function may write: a client cannot forge them.
   for (const key of ['_meta', 'original_timestamp', 'received', 'title', 'culprit', 'type']) delete data[key];
+  const truncated: Record<string, number> = {};
+  const readCut = (wire: string, max: number, cut: boolean): string | undefined => {
+    const v = raw[wire];
+    const whole = readIdentifier(v, Number.MAX_SAFE_INTEGER);
+    if (whole === undefined || whole.length <= max) return whole;
+    if (!cut) return undefined;
+    truncated[wire] = whole.length;
+    return whole.slice(0, max - CUT_MARKER.length) + CUT_MARKER;
+  };
 
   const eventId = readEventId(raw.event_id, options.envelopeEventId);
   data.event_id = eventId;
@@ -78,8 +95,8 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   data.platform = platform;
 
   const fields: Partial<Record<(typeof IDENTIFIERS)[number][1], string>> = {};
-  for (const [wire, name, max] of IDENTIFIERS) {
-    const v = readIdentifier(raw[wire], max);
+  for (const [wire, name, max, cut] of IDENTIFIERS) {
+    const v = readCut(wire, max, cut);
     if (v !== undefined) {
       fields[name] = v;
       data[wire] = v;
@@ -90,6 +107,7 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   }
 
   const exceptions = take(readExceptions(raw.exception, drop), [], 'exception', raw.exception, drop);
+  if (attachLooseStacktraces(exceptions, raw, drop)) delete data.stacktrace;
   if (exceptions.length > 0) data.exception = { values: exceptions };
   else delete data.exception;
 
@@ -121,12 +139,14 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
 
   const grouping = { exceptions, level, message: message?.formatted, transaction: fields.transaction };
   const title = titleOf(grouping);
-  const culprit = culpritOf(grouping);
+  const culprit = readCut('culprit', MAX_CULPRIT, true) ?? culpritOf({ ...grouping, exceptions: withEventFrames(exceptions, raw), url: request?.url });
+  if (raw.culprit !== undefined && raw.culprit !== null && readIdentifier(raw.culprit, Number.MAX_SAFE_INTEGER) === undefined) drop('culprit');
   const type = mainException(exceptions) ? 'error' : 'default';
   data.type = type;
   data.title = title;
   data.culprit = culprit;
   if (dropped.length > 0) meta.dropped = dropped;
+  if (Object.keys(truncated).length > 0) meta.truncated = truncated;
   if (Object.keys(meta).length > 0) data._meta = meta;
 
   const event: NormalizedEvent = {
@@ -142,6 +162,14 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   if (fingerprint) event.fingerprint = fingerprint;
   if (userResult?.autoIp && options.clientIp) event.autoIp = options.clientIp;
   return event;
+}
+
+/** For the culprit of a message event: an event-level stack trace left where it was counts as its capture site. */
+function withEventFrames(exceptions: ExceptionValue[], raw: Json): ExceptionValue[] {
+  if (exceptions.length > 0 || !isObject(raw.stacktrace)) return exceptions;
+  // Stored as sent: its unreadable frames are not dropped from the document, so not recorded as dropped either.
+  const stacktrace = readStacktrace(raw.stacktrace, () => {}, 'stacktrace');
+  return stacktrace ? [{ stacktrace, mechanism: { synthetic: true } }] : exceptions;
 }
 
 function readEventId(payloadId: unknown, envelopeId: string | undefined): string {

@@ -103,3 +103,38 @@ function safeJson(v: unknown): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Older protocols and some SDKs send the raised exception's frames outside it: at the event level (`stacktrace`,
+ * Elixir's and the legacy Python clients') or in the `threads` interface (the exception names its `thread_id`).
+ * As Sentry does, the frames are moved under the exception they belong to, so that grouping, the culprit and the
+ * stack trace shown use them: an event-level stack trace goes to the only exception when it has none (with two
+ * or more exceptions it is unclear which one it belongs to, and it stays where it was); a thread's stack trace
+ * goes to the exception raised in that thread when that has none. Returns whether the event-level one was used.
+ */
+export function attachLooseStacktraces(exceptions: ExceptionValue[], raw: Json, drop: DropFn): boolean {
+  let usedEventLevel = false;
+  const [only] = exceptions;
+  if (exceptions.length === 1 && !hasFrames(only) && isObject(raw.stacktrace)) {
+    const st = readStacktrace(raw.stacktrace, drop, 'stacktrace');
+    if (st && st.frames.length > 0) {
+      only.stacktrace = st;
+      usedEventLevel = true;
+    }
+  }
+  const threads = readValues(raw.threads);
+  if (!threads) return usedEventLevel;
+  for (const e of exceptions) {
+    if (hasFrames(e) || (typeof e.thread_id !== 'number' && typeof e.thread_id !== 'string')) continue;
+    const i = threads.findIndex((t) => isObject(t) && t.id !== undefined && String(t.id) === String(e.thread_id));
+    const thread = threads[i];
+    if (!isObject(thread) || !isObject(thread.stacktrace)) continue;
+    const st = readStacktrace(thread.stacktrace, drop, `threads.values[${i}].stacktrace`);
+    if (st && st.frames.length > 0) e.stacktrace = st;
+  }
+  return usedEventLevel;
+}
+
+function hasFrames(e: ExceptionValue | undefined): boolean {
+  return (e?.stacktrace?.frames.length ?? 0) > 0;
+}

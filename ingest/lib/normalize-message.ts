@@ -3,7 +3,7 @@
  * where `message` is the template. `logentry` wins over `message` when both are readable.
  *
  * The formatted text is `formatted` when sent, else the template with its params substituted (printf-style
- * `%s %d %i %f %r %o %O %j`, `%%`, named `%(name)s` with an object, or `{0}`-style positions), else the
+ * `%s %d %i %f %r %o %O %j`, `%%`, named `%(name)s` or `{name}` with an object, or `{0}`-style positions), else the
  * template itself.
  * @see https://develop.sentry.dev/sdk/data-model/event-payloads/message/
  */
@@ -40,7 +40,9 @@ function readEntry(raw: unknown): EventMessage | undefined {
 
 export function formatParams(template: string, params: unknown[] | Record<string, unknown>): string {
   if (!Array.isArray(params)) {
-    return template.replace(/%\(([^)]{1,64})\)[sdifr]/g, (m, name: string) => (Object.hasOwn(params, name) ? show(params[name]) : m));
+    // Named: Python's `%(name)s` and `str.format`'s `{name}` (Django, structlog); an unknown name stays as written.
+    const named = (m: string, name: string) => (Object.hasOwn(params, name) ? show(params[name]) : m);
+    return template.replace(/%\(([^)]{1,64})\)[sdifr]|\{(\w{1,64})\}/g, (m, a?: string, b?: string) => named(m, a ?? b ?? ''));
   }
   let i = 0;
   const printf = template.replace(/%%|%[sdifroOj]/g, (m) => {
