@@ -4,6 +4,9 @@
  * unavailable, and everything recovers when Redis comes back. Also: a node whose clock is years off still puts
  * its calls in the month of the shared (Redis) clock. Both need REDIS_URL.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import { loadConfig } from '../../core/config.ts';
@@ -29,13 +32,14 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
   let server: Server;
   let url: string;
   let chat: FakeUpstream;
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-'));
 
   beforeAll(async () => {
     relay = new RedisRelay(REAL_REDIS as string);
     await relay.open();
     [tdb, chat] = await Promise.all([createTestDatabase(), startFake('chat', ['gpt-4o-mini'])]);
     const prefix = `t${randomHex(4)}:`;
-    const config = loadConfig({ SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, LOG_LEVEL: 'silent', PORT: '0', REDIS_URL: relay.url, SVC_REDIS_PREFIX: prefix, ...(tdb.url ? { DATABASE_URL: tdb.url } : {}) });
+    const config = loadConfig({ SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, LOG_LEVEL: 'silent', PORT: '0', SVC_DATA_DIR: dataDir, REDIS_URL: relay.url, SVC_REDIS_PREFIX: prefix, ...(tdb.url ? { DATABASE_URL: tdb.url } : {}) });
     const counters = new RedisCounters(relay.url, prefix);
     await counters.ready();
     const ctx = await openContext(config, createLogger('silent'), { db: tdb.db, counters });
@@ -49,6 +53,7 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
   }, 60_000);
 
   afterAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
     await relay?.open().catch(() => {});
     await server?.close();
     await chat?.close();
