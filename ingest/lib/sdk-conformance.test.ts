@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareEvent } from '../writer/prepare-event.ts';
 import { defaultComponents } from './fingerprint-event.ts';
 import { normalizeEvent } from './normalize-event.ts';
+import { androidEvent, djangoEvent, dotnetEvent, elixirEvent, phpEvent, SDK_CORPUS } from '../../test/fixtures/sdk-events.ts';
 
 const RECEIVED = Date.parse('2024-05-06T12:00:00.000Z');
 
@@ -17,44 +18,6 @@ function prepare(event: Record<string, unknown>) {
 function components(event: Record<string, unknown>): string[] {
   return defaultComponents(normalizeEvent(event, { receivedAt: new Date(RECEIVED), retentionDays: 90 }));
 }
-
-/** sentry-elixir 7.x: the exception's frames sit at the event level, and the SDK names the culprit. */
-function elixirEvent(fn = 'MyApp.Worker.run/1', culprit: string | null = 'MyApp.Worker.run/1') {
-  return {
-    event_id: 'b7f1b1f5c7f34b6e9c0a0d8f4e2a1c3d', culprit, timestamp: '2024-05-06T11:59:58.123456', message: '(RuntimeError) boom',
-    tags: {}, level: 'error', platform: 'elixir', server_name: 'worker-1', environment: 'prod',
-    exception: [{ type: 'RuntimeError', value: 'boom', module: null }],
-    stacktrace: {
-      frames: [
-        { vars: {}, module: 'Elixir.Task.Supervised', lineno: 90, in_app: false, function: 'Task.Supervised.invoke_mfa/2', filename: 'lib/task/supervised.ex', context_line: null, pre_context: [], post_context: [] },
-        { vars: {}, module: 'Elixir.MyApp.Worker', lineno: 12, in_app: true, function: fn, filename: 'lib/my_app/worker.ex', context_line: null, pre_context: [], post_context: [] },
-      ],
-    },
-    release: null, extra: {}, user: {}, breadcrumbs: [], fingerprint: ['{{ default }}'], contexts: {}, request: {},
-    sdk: { name: 'sentry-elixir', version: '7.2.0' }, modules: {},
-  };
-}
-
-/** sentry-dotnet (ASP.NET Core), with the logger of the middleware that reported it. */
-const dotnetEvent = {
-  event_id: '5f1e8d4c3b2a41f0a9e8d7c6b5a4f3e2', timestamp: '2024-05-06T11:59:59.5+00:00', platform: 'csharp', level: 'error',
-  logger: 'Microsoft.AspNetCore.Diagnostics.DeveloperExceptionPageMiddleware',
-  logentry: { message: 'An unhandled exception has occurred while executing the request.' },
-  exception: {
-    values: [{
-      type: 'System.DivideByZeroException', value: 'Attempted to divide by zero.', module: 'System.Private.CoreLib, Version=8.0.0.0, Culture=neutral, PublicKeyToken=7cec85d7bea7798e',
-      thread_id: 17,
-      stacktrace: {
-        frames: [
-          { function: 'InvokeHandlerMethodAsync', in_app: false, package: 'Microsoft.AspNetCore.Mvc.RazorPages, Version=8.0.0.0', module: 'Microsoft.AspNetCore.Mvc.RazorPages.Infrastructure.PageActionInvoker', lineno: 0 },
-          { function: 'DivideByZero', in_app: true, package: 'myWebApp, Version=1.0.0.0', module: 'myWebApp.Pages.DivideZeroModel', abs_path: '/src/myWebApp/Pages/DivideZero.cshtml.cs', lineno: 21 },
-        ],
-      },
-      mechanism: { type: 'Microsoft.AspNetCore.Diagnostics.DeveloperExceptionPageMiddleware', handled: false },
-    }],
-  },
-  sdk: { name: 'sentry.dotnet.aspnetcore', version: '3.41.0' },
-};
 
 describe('SDK conformance: frames outside the exception (Elixir, older protocol)', () => {
   it('moves the event-level stack trace under the exception: grouped and named by its frames', () => {
@@ -91,19 +54,7 @@ describe('SDK conformance: frames outside the exception (Elixir, older protocol)
 
 describe('SDK conformance: frames in the threads interface (Java, Android)', () => {
   it('attaches the stack trace of the thread the exception was raised in', () => {
-    const { meta } = prepare({
-      platform: 'java', level: 'fatal', sdk: { name: 'sentry.java.android', version: '7.3.0' },
-      exception: { values: [{ type: 'IllegalStateException', value: 'Fragment not attached', module: 'java.lang', thread_id: 2 }] },
-      threads: {
-        values: [
-          { id: 1, name: 'FinalizerDaemon', stacktrace: { frames: [{ module: 'java.lang.Daemons$FinalizerDaemon', function: 'runInternal', in_app: false }] } },
-          { id: 2, name: 'main', crashed: true, current: true, stacktrace: { frames: [
-            { module: 'android.os.Looper', function: 'loop', in_app: false },
-            { module: 'io.sentry.samples.android.MainActivity', function: 'onClick', in_app: true, lineno: 88 },
-          ] } },
-        ],
-      },
-    });
+    const { meta } = prepare(androidEvent);
     expect(meta).toMatchObject({ title: 'IllegalStateException: Fragment not attached', culprit: 'io.sentry.samples.android.MainActivity in onClick' });
   });
 });
@@ -135,7 +86,7 @@ describe('SDK conformance: over-long and unreadable values are cut or dropped fi
 
 describe('SDK conformance: messages with parameters (Python/Django)', () => {
   it('formats named `{name}` parameters when no formatted text was sent', () => {
-    const event = { platform: 'python', level: 'warning', logger: 'django.request', logentry: { message: 'Here is a new {foo}', params: { foo: 'error' } } };
+    const event = djangoEvent;
     expect(prepare(event).meta.title).toBe('Here is a new error');
     expect(prepare({ ...event, logentry: { message: 'Here is a new {foo} {bar}', params: { foo: 'error' } } }).meta.title).toBe('Here is a new error {bar}');
   });
@@ -148,10 +99,13 @@ describe('SDK conformance: messages with parameters (Python/Django)', () => {
 
 describe('SDK conformance: culprit of a message event (PHP)', () => {
   it('is the request URL when there is neither a transaction nor frames', () => {
-    const { meta } = prepare({
-      platform: 'php', level: 'error', message: 'Payment provider timed out', sdk: { name: 'sentry.php', version: '4.6.0' },
-      request: { url: 'https://shop.example.com/checkout/pay', method: 'POST', headers: { Host: 'shop.example.com' } },
-    });
+    const { meta } = prepare(phpEvent);
     expect(meta.culprit).toBe('https://shop.example.com/checkout/pay');
+  });
+});
+
+describe('SDK conformance: the corpus', () => {
+  it.each(SDK_CORPUS.map((c) => [c.name, c] as const))('%s: title and culprit as Sentry gives them', (_name, c) => {
+    expect(prepare(c.event).meta).toMatchObject({ title: c.title, culprit: c.culprit });
   });
 });
