@@ -186,6 +186,13 @@ export interface Reasoning {
   summary?: 'auto' | 'concise' | 'detailed';
 }
 
+/**
+ * Tool names a decoder changed to fit every style's name rules (a responses `namespace` tool's functions become
+ * `<namespace>__<name>`): the name the upstream sees → what the client called it. Encoders of the client's style
+ * map calls back; a name not listed is the client's own.
+ */
+export type ToolRenames = Record<string, { name: string; namespace?: string }>;
+
 /** A request in neutral form. */
 export interface Conversation {
   model: string;
@@ -208,6 +215,8 @@ export interface Conversation {
   sessionKey?: string;
   /** Per-style fields kept opaque; only an encoder of the same style reads its own entry. */
   extras: Partial<Record<StyleName, Record<string, unknown>>>;
+  /** Tool names changed on the way in (see ToolRenames); absent when none was. */
+  toolRenames?: ToolRenames;
   /** One sentence per parameter that was dropped or changed on the way. */
   warnings: string[];
 }

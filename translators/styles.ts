@@ -3,7 +3,7 @@
  * A style pair is decode (one style) + encode (the other); adding a style adds one entry, not a row of pairs.
  * The conformance suite (test/conformance) runs every pair of registered styles.
  */
-import type { Conversation, Reply, SseMessage, StreamEvent, StyleName, UpstreamError } from './model.ts';
+import type { Conversation, Reply, SseMessage, StreamEvent, StyleName, ToolRenames, UpstreamError } from './model.ts';
 import type { HeaderBag } from './upstream-error-status.ts';
 import { decodeChatRequest } from './chat/decode-chat-request.ts';
 import { encodeChatRequest } from './chat/encode-chat-request.ts';
@@ -47,6 +47,14 @@ export interface StreamEncoderOptions {
    * it, continuing the upstream's response id and event numbering where the style has them (responses).
    */
   continuing?: { id?: string; sequenceFrom?: number };
+  /** Tool names the request's decoder changed (Conversation.toolRenames), mapped back for the client. */
+  toolRenames?: ToolRenames;
+}
+
+/** Options every response encoder accepts. */
+export interface ResponseEncoderOptions {
+  /** As StreamEncoderOptions.toolRenames. */
+  toolRenames?: ToolRenames;
 }
 
 export interface StreamDecoderLike {
@@ -74,7 +82,7 @@ export interface StyleTranslator<Out = unknown> {
   /** Upstream JSON answer → Reply. */
   decodeResponse(json: unknown): Reply;
   /** Reply → client JSON answer. */
-  encodeResponse(reply: Reply): object;
+  encodeResponse(reply: Reply, options?: ResponseEncoderOptions): object;
   /** Fed parsed upstream SSE events. */
   StreamDecoder: new () => StreamDecoderLike;
   /** Fed StreamEvents; yields the style's stream objects, framed by `frame`. */

@@ -5,6 +5,8 @@
 // - Built-in tools (`web_search`, `file_search`, `custom`, …) run at the responses API, not at another style's
 //   upstream: dropped with a warning (kept opaque in extras for a responses upstream); a `tool_choice` that forces
 //   one cannot be honoured without them and is refused.
+// - `namespace` tools are groups of functions: each function becomes a tool `<namespace>__<name>` (namespace-tools.ts;
+//   earlier calls with a `namespace` get the same name), the group itself is kept in extras for a responses upstream.
 // - `previous_response_id` cannot be honoured by a gateway that resends whole transcripts: dropped with a warning
 //   (the gateway's /v1/responses route refuses it before decoding).
 // @see https://platform.openai.com/docs/api-reference/responses/create
@@ -13,8 +15,9 @@ import type { Conversation, Part, ReasoningEffort, ResponseFormat, TextPart, Too
 import { parseDataUrl } from '../data-url.ts';
 import { isPlainObject } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
+import { ToolFlattener } from './namespace-tools.ts';
 import { decodeFunctionCallItem, decodeMessageContent, decodeReasoningItem } from './responses-items.ts';
-import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTextFormat, ResponsesTool } from './types.ts';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesNamespaceTool, ResponsesRequest, ResponsesTextFormat, ResponsesTool } from './types.ts';
 
 const MAPPED = new Set([
   'model', 'instructions', 'input', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens', 'temperature',
@@ -41,7 +44,7 @@ function inputParts(content: string | ResponsesContentPart[]): Part[] {
   return parts;
 }
 
-function decodeItems(items: ResponsesInputItem[], conv: Conversation): void {
+function decodeItems(items: ResponsesInputItem[], conv: Conversation, flat: ToolFlattener): void {
   const names = new Map<string, string>();
   let leading = true;
   const assistant = (): Turn => {
@@ -56,6 +59,7 @@ function decodeItems(items: ResponsesInputItem[], conv: Conversation): void {
     if (item.type === 'function_call') {
       leading = false;
       const call = decodeFunctionCallItem(item);
+      if (typeof item.namespace === 'string' && item.namespace !== '') call.name = flat.name(item.namespace, call.name);
       names.set(call.id, call.name);
       assistant().parts.push(call);
     } else if (item.type === 'reasoning') {
@@ -93,18 +97,39 @@ function decodeFormat(format: ResponsesTextFormat | undefined): ResponseFormat |
   return format?.type === 'text' ? { type: 'text' } : undefined;
 }
 
-function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<string, unknown>): void {
+function functionDef(t: ResponsesTool, name: string): ToolDef {
+  const def: ToolDef = { name, parameters: isPlainObject(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
+  if (typeof t.description === 'string') def.description = t.description;
+  if (typeof t.strict === 'boolean') def.strict = t.strict;
+  return def;
+}
+
+/** A namespace's functions as flat tools; the namespace stays whole in extras for a responses upstream. */
+function decodeNamespace(ns: ResponsesNamespaceTool, conv: Conversation, flat: ToolFlattener): void {
+  for (const t of Array.isArray(ns.tools) ? ns.tools : []) {
+    if (t.type === 'function' && typeof t.name === 'string') conv.tools.push(functionDef(t, flat.name(ns.name, t.name)));
+    else conv.warnings.push(`The ${String(t.type)} tool ${String(t.name)} of namespace ${ns.name} was dropped: only a responses-style upstream can run it.`);
+  }
+}
+
+function isNamespace(t: ResponsesTool): t is ResponsesTool & ResponsesNamespaceTool {
+  return t.type === 'namespace' && typeof t.name === 'string';
+}
+
+function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<string, unknown>, flat: ToolFlattener): void {
   const builtin: ResponsesTool[] = [];
   for (const t of tools) {
+    if (isNamespace(t)) {
+      builtin.push(t);
+      decodeNamespace(t, conv, flat);
+      continue;
+    }
     if (t.type !== 'function') {
       builtin.push(t);
       conv.warnings.push(`The built-in tool ${t.type} was dropped: only a responses-style upstream can run it.`);
       continue;
     }
-    const def: ToolDef = { name: String(t.name), parameters: isPlainObject(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
-    if (typeof t.description === 'string') def.description = t.description;
-    if (typeof t.strict === 'boolean') def.strict = t.strict;
-    conv.tools.push(def);
+    conv.tools.push(functionDef(t, String(t.name)));
   }
   if (builtin.length > 0) extras.builtinTools = builtin;
 }
@@ -116,10 +141,15 @@ export function decodeResponsesRequest(body: unknown): Conversation {
   if (typeof req.input !== 'string' && !Array.isArray(req.input)) throw translationError('`input` must be a string or an array of items.', 'input');
   const conv: Conversation = { model: req.model, system: [], turns: [], tools: [], sampling: {}, stream: req.stream === true, extras: {}, warnings: [] };
   if (typeof req.instructions === 'string' && req.instructions !== '') conv.system.push({ type: 'text', text: req.instructions });
+  const tools = Array.isArray(req.tools) ? req.tools : [];
+  const flat = new ToolFlattener(tools.filter((t) => t.type === 'function').map((t) => String(t.name)));
+  // Flat names in the order the tools list them, whatever earlier calls come first in input.
+  for (const t of tools) if (isNamespace(t)) for (const f of Array.isArray(t.tools) ? t.tools : []) if (f.type === 'function' && typeof f.name === 'string') flat.name(t.name, f.name);
   if (typeof req.input === 'string') conv.turns.push({ role: 'user', parts: [{ type: 'text', text: req.input }] });
-  else decodeItems(req.input, conv);
+  else decodeItems(req.input, conv, flat);
   const extras: Record<string, unknown> = {};
-  decodeTools(Array.isArray(req.tools) ? req.tools : [], conv, extras);
+  decodeTools(tools, conv, extras, flat);
+  if (flat.used) conv.toolRenames = flat.renames;
   const tc = req.tool_choice;
   if (tc === 'auto' || tc === 'none' || tc === 'required') conv.toolChoice = tc;
   else if (isPlainObject(tc) && tc.type === 'function') conv.toolChoice = { name: tc.name };

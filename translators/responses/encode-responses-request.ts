@@ -15,7 +15,7 @@ import type { Conversation, DocumentPart, ImagePart, Part, ToolChoice } from '..
 import { toDataUrl } from '../data-url.ts';
 import { toolArgumentsText } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
-import { encodeReasoningItem } from './responses-items.ts';
+import { clientToolName, encodeReasoningItem } from './responses-items.ts';
 import type {
   ResponsesContentPart, ResponsesEffort, ResponsesInputItem, ResponsesObject, ResponsesRequest, ResponsesTextFormat, ResponsesTool,
   ResponsesToolChoice,
@@ -66,7 +66,7 @@ function encodeTurns(conv: Conversation): ResponsesInputItem[] {
         items.push({ type: 'function_call_output', call_id: part.callId, output });
       } else if (part.type === 'tool_call') {
         flush();
-        items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: toolArgumentsText(part.arguments, part.argumentsText) });
+        items.push({ type: 'function_call', call_id: part.id, ...clientToolName(part.name, conv.toolRenames), arguments: toolArgumentsText(part.arguments, part.argumentsText) });
       } else if (part.type === 'thinking') {
         if (part.origin !== 'responses' || part.signature === undefined) continue;
         flush();
@@ -103,7 +103,9 @@ export function encodeResponsesRequest(conv: Conversation): ResponsesRequest {
   const req: ResponsesRequest = { model: conv.model, input: encodeTurns(conv), stream: conv.stream, store: false };
   const instructions = conv.system.map((p) => p.text).filter((t) => t !== '').join('\n\n');
   if (instructions !== '') req.instructions = instructions;
-  const tools: ResponsesTool[] = conv.tools.map((t) => ({
+  // Functions flattened out of a namespace go back in it: the namespace tool itself is among the kept built-ins.
+  const inNamespace = (name: string): boolean => clientToolName(name, conv.toolRenames).namespace !== undefined;
+  const tools: ResponsesTool[] = conv.tools.filter((t) => !inNamespace(t.name)).map((t) => ({
     type: 'function' as const, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}),
     parameters: t.parameters as ResponsesObject, strict: t.strict ?? false,
   }));

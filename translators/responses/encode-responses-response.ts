@@ -3,7 +3,7 @@
 // `usage`, `parallel_tool_calls`, `tool_choice`, `tools`), with neutral values when the reply does not say.
 // @see https://platform.openai.com/docs/api-reference/responses/object
 
-import type { Reply, StopReason, Usage, UpstreamError } from '../model.ts';
+import type { Reply, StopReason, ToolRenames, Usage, UpstreamError } from '../model.ts';
 import { toResponsesUsage } from './convert-responses-usage.ts';
 import { RESPONSES_END_FOR_STOP } from './map-responses-status.ts';
 import { responsesErrorBody } from './responses-errors.ts';
@@ -46,10 +46,11 @@ export function responsesObject(s: ResponseShell): ResponsesResponse {
   };
 }
 
-export function encodeResponsesResponse(reply: Reply): ResponsesResponse {
+/** `toolRenames`: tool names the request's decoder changed (namespace functions), mapped back for the client. */
+export function encodeResponsesResponse(reply: Reply, options: { toolRenames?: ToolRenames } = {}): ResponsesResponse {
   const id = responsesId(reply.id);
   return responsesObject({
     id, model: reply.model, created: reply.created ?? Math.floor(Date.now() / 1000), status: 'completed',
-    output: encodeOutputItems(reply.parts, id), usage: reply.usage, stopReason: reply.stopReason,
+    output: encodeOutputItems(reply.parts, id, options.toolRenames), usage: reply.usage, stopReason: reply.stopReason,
   });
 }

@@ -6,7 +6,7 @@
 //   signed with the final encrypted_content").
 // @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-output
 
-import type { Part, ThinkingPart, ToolCallPart } from '../model.ts';
+import type { Part, ThinkingPart, ToolCallPart, ToolRenames } from '../model.ts';
 import { parseToolArguments, toolArgumentsText } from '../tool-arguments.ts';
 import type { ResponsesFunctionCallItem, ResponsesOutputItem, ResponsesOutputMessage, ResponsesOutputText, ResponsesReasoningItem, ResponsesRefusal } from './types.ts';
 
@@ -46,6 +46,12 @@ export function decodeOutputItems(items: ResponsesOutputItem[]): Part[] {
   return parts;
 }
 
+/** A call's name as the client knows it: the function's own name and its namespace when the gateway flattened it. */
+export function clientToolName(name: string, renames: ToolRenames | undefined): { name: string; namespace?: string } {
+  const r = renames !== undefined && Object.hasOwn(renames, name) ? renames[name] : undefined;
+  return r === undefined ? { name } : { name: r.name, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}) };
+}
+
 /** Item ids for a response: `<prefix>_<seed>_<k>`, the seed reduced to safe characters. */
 export function responsesItemId(prefix: 'msg' | 'fc' | 'rs', seed: string, k: number): string {
   return `${prefix}_${seed.replace(/[^A-Za-z0-9]/g, '')}_${k}`;
@@ -63,7 +69,7 @@ export function encodeReasoningItem(part: ThinkingPart, id: string): ResponsesRe
  * Assistant parts → output items: adjacent text and refusal parts share one message item; each call and each
  * thinking part is an item of its own. Thinking from another family keeps its text but not its signature.
  */
-export function encodeOutputItems(parts: Part[], seed: string): ResponsesOutputItem[] {
+export function encodeOutputItems(parts: Part[], seed: string, renames?: ToolRenames): ResponsesOutputItem[] {
   const items: ResponsesOutputItem[] = [];
   let message: ResponsesOutputMessage | undefined;
   parts.forEach((part, k) => {
@@ -81,7 +87,7 @@ export function encodeOutputItems(parts: Part[], seed: string): ResponsesOutputI
     message = undefined;
     if (part.type === 'tool_call') {
       items.push({
-        type: 'function_call', id: responsesItemId('fc', seed, k), call_id: part.id, name: part.name,
+        type: 'function_call', id: responsesItemId('fc', seed, k), call_id: part.id, ...clientToolName(part.name, renames),
         arguments: toolArgumentsText(part.arguments, part.argumentsText), status: 'completed',
       });
     } else if (part.type === 'thinking') {

@@ -8,10 +8,10 @@
 // An error becomes an `error` event followed by `response.failed`. `sequence_number` counts from 0.
 // The caller frames each event as `event: <type>` + `data: <json>`.
 
-import type { StreamEvent, StopReason, UpstreamError, Usage } from '../model.ts';
+import type { StreamEvent, StopReason, ToolRenames, UpstreamError, Usage } from '../model.ts';
 import { responsesId, responsesObject } from './encode-responses-response.ts';
 import { responsesErrorBody } from './responses-errors.ts';
-import { responsesItemId } from './responses-items.ts';
+import { clientToolName, responsesItemId } from './responses-items.ts';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesStatus, ResponsesStreamEvent } from './types.ts';
 
 /** Events as sent: each with its sequence number. */
@@ -26,6 +26,8 @@ export interface ResponsesStreamEncoderOptions {
   created?: number;
   /** Closing frames only, for a stream whose start the client already has (see StreamEncoderOptions). */
   continuing?: { id?: string; sequenceFrom?: number };
+  /** Tool names the request's decoder changed (namespace functions), mapped back for the client. */
+  toolRenames?: ToolRenames;
 }
 
 /** One event as an SSE frame: `event: <type>` + `data: <json>`. */
@@ -148,7 +150,7 @@ export class ResponsesStreamEncoder {
     this.#parts.set(index, p);
     const base = { item_id: p.itemId, output_index: outputIndex, content_index: 0 };
     if (kind === 'tool_call') {
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', name: p.name ?? '', arguments: '', status: 'in_progress' } });
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...clientToolName(p.name ?? '', this.#options.toolRenames), arguments: '', status: 'in_progress' } });
     } else if (kind === 'thinking') {
       emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'reasoning', id: p.itemId, summary: [] } });
     } else {
@@ -186,7 +188,7 @@ export class ResponsesStreamEncoder {
     let item: ResponsesOutputItem;
     if (p.kind === 'tool_call') {
       emit({ type: 'response.function_call_arguments.done', ...base, arguments: p.text });
-      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', name: p.name ?? '', arguments: p.text, status };
+      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...clientToolName(p.name ?? '', this.#options.toolRenames), arguments: p.text, status };
     } else if (p.kind === 'thinking') {
       if (p.summaryOpen) {
         emit({ type: 'response.reasoning_summary_text.done', ...base, summary_index: 0, text: p.text });

@@ -34,6 +34,8 @@ export interface ResponsesFunctionCallItem {
   /** Pairing id, `call_…`. */
   call_id: string;
   name: string;
+  /** The `namespace` tool the called function belongs to (then `name` is the function's name inside it). */
+  namespace?: string;
   /** JSON text. */
   arguments: string;
   status?: ResponsesItemStatus;
@@ -66,6 +68,14 @@ export interface ResponsesFunctionTool {
   description?: string;
   parameters?: ResponsesObject | null;
   strict?: boolean | null;
+}
+
+/** A group of function tools called as `name` inside the namespace (Codex CLI's `multi_agent_v1`). */
+export interface ResponsesNamespaceTool {
+  type: 'namespace';
+  name: string;
+  description?: string;
+  tools: ({ type: string } & ResponsesObject)[];
 }
 
 /** Built-in tools (`web_search`, …) are kept opaque. */
