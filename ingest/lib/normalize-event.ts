@@ -140,7 +140,8 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   const grouping = { exceptions, level, message: message?.formatted, transaction: fields.transaction };
   const title = titleOf(grouping);
   const culprit = readCut('culprit', MAX_CULPRIT, true) ?? culpritOf({ ...grouping, exceptions: withEventFrames(exceptions, raw), url: request?.url });
-  if (raw.culprit !== undefined && raw.culprit !== null && readIdentifier(raw.culprit, Number.MAX_SAFE_INTEGER) === undefined) drop('culprit');
+  const sentCulprit = typeof raw.culprit === 'string' ? raw.culprit.trim() : raw.culprit;
+  if (sentCulprit !== undefined && sentCulprit !== null && sentCulprit !== '' && readIdentifier(sentCulprit, Number.MAX_SAFE_INTEGER) === undefined) drop('culprit');
   const type = mainException(exceptions) ? 'error' : 'default';
   data.type = type;
   data.title = title;

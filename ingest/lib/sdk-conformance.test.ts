@@ -91,6 +91,22 @@ describe('SDK conformance: messages with parameters (Python/Django)', () => {
     expect(prepare({ ...event, logentry: { message: 'Here is a new {foo} {bar}', params: { foo: 'error' } } }).meta.title).toBe('Here is a new error {bar}');
   });
 
+  it('leaves placeholders without their parameter as written, ignores extra parameters, and stores the event', () => {
+    const { meta, row } = prepare({ logentry: { message: '%s failed %s times', params: ['sync'] } });
+    expect(meta.title).toBe('sync failed %s times');
+    expect(prepare({ logentry: { message: 'no placeholder', params: ['a', 'b'] } }).meta.title).toBe('no placeholder');
+    expect(prepare({ logentry: { message: 'Hello {name}', params: ['positional'] } }).meta.title).toBe('Hello {name}');
+    expect(row.data._meta).toBeUndefined();
+  });
+
+  it('an empty or null culprit is derived, not recorded as dropped', () => {
+    for (const culprit of ['', '  ', null]) {
+      const { meta, row } = prepare({ ...elixirEvent(), culprit });
+      expect(meta.culprit).toBe('Elixir.MyApp.Worker in MyApp.Worker.run/1');
+      expect(row.data._meta).toBeUndefined();
+    }
+  });
+
   it('still formats positional `%s` and `%(name)s`', () => {
     expect(prepare({ logentry: { message: 'User %s not found', params: ['ann'] } }).meta.title).toBe('User ann not found');
     expect(prepare({ logentry: { message: 'User %(name)s not found', params: { name: 'ann' } } }).meta.title).toBe('User ann not found');
