@@ -9,7 +9,10 @@
  *   envelope's `sent_at` shows the client clock off by more than 55 minutes, the timestamp is corrected by that
  *   drift (as Relay does). Then more than 60 s in the future, or older than the retention, → clamped to the
  *   receive time, the value as sent kept in `original_timestamp` and the reason in `_meta.timestamp`.
- * - level: fatal, error, warning, info, debug (`warn`, `critical`, `log` mapped); default error.
+ * - level: fatal, error, warning, info, debug (`warn`, `critical`, `log` mapped, and Python's numeric levels
+ *   10 to 50 that raven-python sends); default error.
+ * - Protocol 4 to 6 interface names (`sentry.interfaces.Exception`, `.Message`, `.Http`, `.User`…) are read
+ *   as today's (`exception`, `logentry`, `request`, `user`…).
  * - Any other field that is present but unreadable is dropped, listed in `dropped` and `_meta.dropped`;
  *   unknown fields are kept as sent in `data`.
  * - `user.ip_address: "{{auto}}"` is dropped (see NormalizedEvent.autoIp).
@@ -57,10 +60,22 @@ const IDENTIFIERS = [
   ['server_name', 'serverName', 256, false], ['transaction', 'transaction', 200, true], ['logger', 'logger', 64, true],
 ] as const;
 const MAX_CULPRIT = 200;
+
+/** Protocol 4 to 6 interface names (raven-python, raven-js, raven-java…), read as Sentry still reads them. */
+const LEGACY_NAMES: ReadonlyArray<readonly [string, string]> = [
+  ['sentry.interfaces.Exception', 'exception'], ['sentry.interfaces.Stacktrace', 'stacktrace'],
+  ['sentry.interfaces.Message', 'logentry'], ['sentry.interfaces.LogEntry', 'logentry'],
+  ['sentry.interfaces.Http', 'request'], ['sentry.interfaces.User', 'user'],
+  ['sentry.interfaces.Breadcrumbs', 'breadcrumbs'], ['sentry.interfaces.Template', 'template'],
+  ['sentry.interfaces.DebugMeta', 'debug_meta'],
+];
+/** Python's logging levels, which raven-python sends as numbers. */
+const PYTHON_LEVELS: Record<number, EventLevel> = { 10: 'debug', 20: 'info', 30: 'warning', 40: 'error', 50: 'fatal' };
 const CUT_MARKER = '...';
 
-export function normalizeEvent(raw: unknown, options: NormalizeOptions): NormalizedEvent {
-  if (!isObject(raw)) throw svcError('invalid_event', 'The event must be a JSON object.');
+export function normalizeEvent(input: unknown, options: NormalizeOptions): NormalizedEvent {
+  if (!isObject(input)) throw svcError('invalid_event', 'The event must be a JSON object.');
+  const raw = withLegacyNames(input);
   const dropped: string[] = [];
   const drop = (path: string) => void dropped.push(path);
   const data: Json = { ...raw };
@@ -173,6 +188,18 @@ function withEventFrames(exceptions: ExceptionValue[], raw: Json): ExceptionValu
   return stacktrace ? [{ stacktrace, mechanism: { synthetic: true } }] : exceptions;
 }
 
+/** The event with legacy interface names moved to today's (today's name wins when both are sent). */
+function withLegacyNames(raw: Json): Json {
+  if (!LEGACY_NAMES.some(([legacy]) => Object.hasOwn(raw, legacy))) return raw;
+  const out: Json = { ...raw };
+  for (const [legacy, name] of LEGACY_NAMES) {
+    if (!Object.hasOwn(out, legacy)) continue;
+    if (out[name] === undefined || out[name] === null) out[name] = out[legacy];
+    delete out[legacy];
+  }
+  return out;
+}
+
 function readEventId(payloadId: unknown, envelopeId: string | undefined): string {
   const source = envelopeId ?? payloadId;
   if (source === undefined || source === null) return newEventId();
@@ -211,6 +238,7 @@ function readEventTimestamp(raw: unknown, options: NormalizeOptions, data: Json,
 
 function readLevel(raw: unknown, drop: (p: string) => void): EventLevel {
   if (raw === undefined || raw === null) return 'error';
+  if (typeof raw === 'number' && Object.hasOwn(PYTHON_LEVELS, raw)) return PYTHON_LEVELS[raw];
   if (typeof raw === 'string') {
     const l = raw.trim().toLowerCase();
     if (isLevel(l)) return l;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareEvent } from '../writer/prepare-event.ts';
 import { defaultComponents } from './fingerprint-event.ts';
 import { normalizeEvent } from './normalize-event.ts';
-import { androidEvent, djangoEvent, dotnetEvent, elixirEvent, phpEvent, SDK_CORPUS } from '../../test/fixtures/sdk-events.ts';
+import { androidEvent, djangoEvent, dotnetEvent, elixirEvent, phpEvent, ravenPythonException, ravenPythonMessage, SDK_CORPUS } from '../../test/fixtures/sdk-events.ts';
 
 const RECEIVED = Date.parse('2024-05-06T12:00:00.000Z');
 
@@ -117,6 +117,25 @@ describe('SDK conformance: culprit of a message event (PHP)', () => {
   it('is the request URL when there is neither a transaction nor frames', () => {
     const { meta } = prepare(phpEvent);
     expect(meta.culprit).toBe('https://shop.example.com/checkout/pay');
+  });
+});
+
+describe('SDK conformance: protocol 4 to 6 (raven clients)', () => {
+  it('reads `sentry.interfaces.*` names as today\'s and Python\'s numeric levels', () => {
+    const { meta, row } = prepare(ravenPythonException);
+    expect(meta).toMatchObject({ title: 'ZeroDivisionError: division by zero', culprit: 'shop.views in checkout', level: 'error' });
+    expect(row.data).toMatchObject({ request: { url: 'https://shop.example.com/checkout/', method: 'POST' }, user: { id: '42' } });
+    expect(row.data['sentry.interfaces.Exception']).toBeUndefined();
+    expect(components(ravenPythonException)).toEqual(['type:ZeroDivisionError', 'frame:shop.views|checkout']);
+    const m = prepare(ravenPythonMessage);
+    expect(m.meta).toMatchObject({ title: 'Cart c-991 is empty', level: 'warning', type: 'default' });
+    expect(m.row.data.logentry).toEqual({ message: 'Cart %s is empty', params: ['c-991'], formatted: 'Cart c-991 is empty' });
+  });
+
+  it('today\'s name wins when both are sent; an unknown numeric level is dropped', () => {
+    const { meta, row } = prepare({ ...ravenPythonMessage, level: 45, logentry: { message: 'new name' } });
+    expect(meta).toMatchObject({ title: 'new name', level: 'error' });
+    expect(row.data._meta).toMatchObject({ dropped: ['level'] });
   });
 });
 
