@@ -6,8 +6,8 @@ import { decodeChatFinishReason, encodeChatFinishReason } from './chat-stop-reas
 
 const recorded = {
   id: 'chatcmpl-1', object: 'chat.completion', created: 1700000000, model: 'gpt-4.1',
-  choices: [{ index: 0, finish_reason: 'tool_calls', message: {
-    role: 'assistant', content: 'Checking.',
+  choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message: {
+    role: 'assistant', content: 'Checking.', refusal: null,
     tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'get_w', arguments: '{"city":"Oslo"}' } }],
   } }],
   usage: { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } },

@@ -24,8 +24,8 @@ export function encodeChatResponse(reply: Reply, options: { created?: number } =
       calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: toolArgumentsText(p.arguments, p.argumentsText) } });
     }
   }
-  const message: ChatResponseMessage = { role: 'assistant', content: hasText ? text : null };
-  if (refusal !== undefined) message.refusal = refusal;
+  // `refusal` and `logprobs` are required (nullable) by the API's schema: strictly typed clients need them.
+  const message: ChatResponseMessage = { role: 'assistant', content: hasText ? text : null, refusal: refusal ?? null };
   if (calls.length > 0) message.tool_calls = calls;
   if (reasoning !== '') message.reasoning_content = reasoning;
   return {
@@ -33,7 +33,7 @@ export function encodeChatResponse(reply: Reply, options: { created?: number } =
     object: 'chat.completion',
     created: options.created ?? reply.created ?? Math.floor(Date.now() / 1000),
     model: reply.model,
-    choices: [{ index: 0, message, finish_reason: encodeChatFinishReason(reply.stopReason) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: encodeChatFinishReason(reply.stopReason) }],
     usage: encodeChatUsage(reply.usage),
   };
 }

@@ -1,6 +1,7 @@
 // Responses-style usage ↔ the internal Usage (reference §F2, §F5).
 // - `input_tokens` includes `input_tokens_details.cached_tokens`: inputTokens = input − cached, cacheReadTokens =
-//   cached. The style reports no cache writes.
+//   cached. The style reports no cache writes; answers to its clients carry `cache_write_tokens` (included in
+//   input_tokens), which typed clients read.
 // - `output_tokens` includes `output_tokens_details.reasoning_tokens`, as the internal outputTokens does.
 // - A missing details object leaves that count unknown (the prompt is then all counted as uncached input).
 // @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
@@ -32,7 +33,7 @@ export function toResponsesUsage(u: Usage): ResponsesUsage | null {
   const output = u.outputTokens ?? 0;
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: cached },
+    input_tokens_details: { cached_tokens: cached, cache_write_tokens: u.cacheWriteTokens ?? 0 },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
     total_tokens: input + output,

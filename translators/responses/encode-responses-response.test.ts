@@ -40,11 +40,12 @@ describe('encodeResponsesResponse', () => {
     expect(res).toEqual({
       id: 'resp_msg_9', object: 'response', created_at: 1, status: 'incomplete', model: 'claude-x',
       output: [
-        { type: 'message', id: 'msg_respmsg9_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'a', annotations: [] }, { type: 'refusal', refusal: 'no' }] },
+        { type: 'message', id: 'msg_respmsg9_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'a', annotations: [], logprobs: [] }, { type: 'refusal', refusal: 'no' }] },
         { type: 'function_call', id: 'fc_respmsg9_2', call_id: 'toolu_1', name: 'f', arguments: '{"q":1}', status: 'completed' },
       ],
-      usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 },
+      usage: { input_tokens: 3, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 },
       error: null, incomplete_details: { reason: 'max_output_tokens' }, parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+      instructions: null, metadata: null, temperature: null, top_p: null,
     });
   });
 

@@ -43,6 +43,8 @@ export function responsesObject(s: ResponseShell): ResponsesResponse {
     error,
     incomplete_details: end !== undefined && 'reason' in end ? { reason: end.reason } : null,
     parallel_tool_calls: true, tool_choice: 'auto', tools: [],
+    // Required (nullable) by the API's schema; the gateway does not echo the request's values.
+    instructions: null, metadata: null, temperature: null, top_p: null,
   };
 }
 

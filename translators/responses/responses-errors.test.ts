@@ -34,7 +34,7 @@ describe('responses usage', () => {
   it('subtracts cached tokens and keeps reasoning inside output', () => {
     const u = convertResponsesUsage({ input_tokens: 45, input_tokens_details: { cached_tokens: 5 }, output_tokens: 25, output_tokens_details: { reasoning_tokens: 10 }, total_tokens: 70 });
     expect(u).toEqual({ inputTokens: 40, cacheReadTokens: 5, outputTokens: 25, reasoningTokens: 10, source: 'reported' });
-    expect(toResponsesUsage(u)).toEqual({ input_tokens: 45, input_tokens_details: { cached_tokens: 5 }, output_tokens: 25, output_tokens_details: { reasoning_tokens: 10 }, total_tokens: 70 });
+    expect(toResponsesUsage(u)).toEqual({ input_tokens: 45, input_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 }, output_tokens: 25, output_tokens_details: { reasoning_tokens: 10 }, total_tokens: 70 });
   });
 
   it('leaves unknown counts unknown', () => {

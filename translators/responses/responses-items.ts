@@ -79,7 +79,7 @@ export function encodeOutputItems(parts: Part[], seed: string, renames?: ToolRen
         items.push(message);
       }
       const c: ResponsesOutputText | ResponsesRefusal = part.type === 'text'
-        ? { type: 'output_text', text: part.text, annotations: (part.citations ?? []) as ResponsesOutputText['annotations'] }
+        ? { type: 'output_text', text: part.text, annotations: (part.citations ?? []) as ResponsesOutputText['annotations'], logprobs: [] }
         : { type: 'refusal', refusal: part.text };
       message.content.push(c);
       return;

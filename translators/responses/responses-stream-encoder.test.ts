@@ -45,13 +45,15 @@ describe('ResponsesStreamEncoder', () => {
       'response.completed',
     ]);
     expect(out.map((e) => e.sequence_number)).toEqual(out.map((_e, i) => i));
+    // Typed clients read the function's name from the arguments' done event.
+    expect(out.filter((e) => e.type === 'response.function_call_arguments.done').map((e) => (e as { name?: string }).name)).toEqual(['get_w', 'get_w']);
     const done = out.at(-1);
     if (done?.type !== 'response.completed') throw new Error('no completed event');
     expect(done.response).toMatchObject({ id: 'resp_msg_1', status: 'completed', model: 'claude-x', error: null, incomplete_details: null });
-    expect(done.response.usage).toEqual({ input_tokens: 15, input_tokens_details: { cached_tokens: 5 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 35 });
+    expect(done.response.usage).toEqual({ input_tokens: 15, input_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 35 });
     expect(done.response.output).toEqual([
       { type: 'reasoning', id: 'rs_respmsg1_0', summary: [{ type: 'summary_text', text: 'Hmm.' }] },
-      { type: 'message', id: 'msg_respmsg1_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Checking both.', annotations: [] }] },
+      { type: 'message', id: 'msg_respmsg1_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Checking both.', annotations: [], logprobs: [] }] },
       { type: 'function_call', id: 'fc_respmsg1_2', call_id: 'call_a', name: 'get_w', arguments: '{"city":"Oslo"}', status: 'completed' },
       { type: 'function_call', id: 'fc_respmsg1_3', call_id: 'call_b', name: 'get_w', arguments: '{"city":"Paris"}', status: 'completed' },
     ]);

@@ -155,7 +155,7 @@ export class ResponsesStreamEncoder {
       emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'reasoning', id: p.itemId, summary: [] } });
     } else {
       emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'message', id: p.itemId, role: 'assistant', status: 'in_progress', content: [] } });
-      emit({ type: 'response.content_part.added', ...base, part: kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [] } });
+      emit({ type: 'response.content_part.added', ...base, part: kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] } });
     }
   }
 
@@ -187,8 +187,10 @@ export class ResponsesStreamEncoder {
     const base = { item_id: p.itemId, output_index: p.outputIndex };
     let item: ResponsesOutputItem;
     if (p.kind === 'tool_call') {
-      emit({ type: 'response.function_call_arguments.done', ...base, arguments: p.text });
-      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...clientToolName(p.name ?? '', this.#options.toolRenames), arguments: p.text, status };
+      const named = clientToolName(p.name ?? '', this.#options.toolRenames);
+      // `name` is not in every SDK's type of this event but is in the API's schema, and typed clients read it.
+      emit({ type: 'response.function_call_arguments.done', ...base, name: named.name, arguments: p.text });
+      item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...named, arguments: p.text, status };
     } else if (p.kind === 'thinking') {
       if (p.summaryOpen) {
         emit({ type: 'response.reasoning_summary_text.done', ...base, summary_index: 0, text: p.text });
@@ -197,7 +199,7 @@ export class ResponsesStreamEncoder {
       item = { type: 'reasoning', id: p.itemId, summary: p.summaryOpen ? [{ type: 'summary_text', text: p.text }] : [] };
       if (p.signature !== undefined) item.encrypted_content = p.signature;
     } else {
-      const part = p.kind === 'refusal' ? { type: 'refusal' as const, refusal: p.text } : { type: 'output_text' as const, text: p.text, annotations: [] };
+      const part = p.kind === 'refusal' ? { type: 'refusal' as const, refusal: p.text } : { type: 'output_text' as const, text: p.text, annotations: [], logprobs: [] };
       if (p.kind === 'refusal') emit({ type: 'response.refusal.done', ...base, content_index: 0, refusal: p.text });
       else emit({ type: 'response.output_text.done', ...base, content_index: 0, text: p.text, logprobs: [] });
       emit({ type: 'response.content_part.done', ...base, content_index: 0, part });

@@ -11,7 +11,7 @@ export type ResponsesObject = { [key: string]: ResponsesJson };
 export interface ResponsesInputText { type: 'input_text'; text: string }
 export interface ResponsesInputImage { type: 'input_image'; image_url?: string; file_id?: string; detail?: 'low' | 'high' | 'auto' }
 export interface ResponsesInputFile { type: 'input_file'; file_id?: string; file_data?: string; file_url?: string; filename?: string }
-export interface ResponsesOutputText { type: 'output_text'; text: string; annotations?: ResponsesObject[] }
+export interface ResponsesOutputText { type: 'output_text'; text: string; annotations?: ResponsesObject[]; logprobs?: ResponsesObject[] }
 export interface ResponsesRefusal { type: 'refusal'; refusal: string }
 
 export type ResponsesContentPart = ResponsesInputText | ResponsesInputImage | ResponsesInputFile | ResponsesOutputText | ResponsesRefusal;
@@ -142,7 +142,7 @@ export type ResponsesOutputItem =
 export interface ResponsesUsage {
   /** Includes cached tokens. */
   input_tokens: number;
-  input_tokens_details?: { cached_tokens?: number } | null;
+  input_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
   /** Includes reasoning tokens. */
   output_tokens: number;
   output_tokens_details?: { reasoning_tokens?: number } | null;
