@@ -35,17 +35,23 @@ export function isRealException(e: ExceptionValue): boolean {
 export interface GroupingFrame {
   location: string;
   function: string;
+  /** The frame's own platform when it names one (mixed stacks: native frames under JavaScript…). */
+  platform?: string;
 }
 
 /** The frames nearest the raise that grouping uses, oldest first, at most `count`. */
 export function groupingFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT, keepCase = false): GroupingFrame[] {
+  return usableFrames(exception, count).map((f) => toGroupingFrame(f, keepCase)).filter((g) => g !== undefined);
+}
+
+/** The frames as sent that groupingFrames reads, oldest first, at most `count`. */
+export function usableFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT): StackFrame[] {
   const frames = exception?.stacktrace?.frames ?? [];
   const inApp = frames.filter((f) => f.in_app === true);
   const pool = inApp.length > 0 ? inApp : frames;
-  const out: GroupingFrame[] = [];
+  const out: StackFrame[] = [];
   for (let i = pool.length - 1; i >= 0 && out.length < count; i--) {
-    const g = toGroupingFrame(pool[i], keepCase);
-    if (g) out.push(g);
+    if (toGroupingFrame(pool[i])) out.push(pool[i]);
   }
   return out.reverse();
 }
@@ -56,7 +62,9 @@ export function toGroupingFrame(frame: StackFrame, keepCase = false): GroupingFr
   const location = frameLocation(frame, keepCase);
   const fn = frameFunction(frame.function);
   if (location === '' && fn === '') return undefined;
-  return { location, function: fn };
+  const out: GroupingFrame = { location, function: fn };
+  if (typeof frame.platform === 'string' && frame.platform !== '') out.platform = frame.platform.toLowerCase();
+  return out;
 }
 
 export function frameLocation(frame: StackFrame, keepCase = false): string {

@@ -154,7 +154,7 @@ export function normalizeEvent(input: unknown, options: NormalizeOptions): Norma
 
   const grouping = { exceptions, level, message: message?.formatted, transaction: fields.transaction };
   const title = titleOf(grouping);
-  const culprit = readCut('culprit', MAX_CULPRIT, true) ?? culpritOf({ ...grouping, exceptions: withEventFrames(exceptions, raw), url: request?.url });
+  const culprit = readCut('culprit', MAX_CULPRIT, true) ?? culpritOf({ ...grouping, exceptions: withEventFrames(exceptions, raw), url: request?.url, platform });
   const sentCulprit = typeof raw.culprit === 'string' ? raw.culprit.trim() : raw.culprit;
   if (sentCulprit !== undefined && sentCulprit !== null && sentCulprit !== '' && readIdentifier(sentCulprit, Number.MAX_SAFE_INTEGER) === undefined) drop('culprit');
   const type = mainException(exceptions) ? 'error' : 'default';

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prepareEvent } from '../writer/prepare-event.ts';
+import { scriptModule } from './event-title.ts';
 import { defaultComponents } from './fingerprint-event.ts';
 import { normalizeEvent } from './normalize-event.ts';
 import { androidEvent, djangoEvent, dotnetEvent, elixirEvent, phpEvent, ravenPythonException, ravenPythonMessage, SDK_CORPUS } from '../../test/fixtures/sdk-events.ts';
@@ -136,6 +137,25 @@ describe('SDK conformance: protocol 4 to 6 (raven clients)', () => {
     const { meta, row } = prepare({ ...ravenPythonMessage, level: 45, logentry: { message: 'new name' } });
     expect(meta).toMatchObject({ title: 'new name', level: 'error' });
     expect(row.data._meta).toMatchObject({ dropped: ['level'] });
+  });
+});
+
+describe('SDK conformance: culprit forms per platform', () => {
+  it.each([
+    ['https://shop.example.com/static/js/main.3f2a1b9c.js', 'main'],
+    ['https://cdn.example.com/js/v1.0/foo/bar/baz.min.js?v=3', 'foo/bar/baz'],
+    ['https://cdn.example.com/assets/0123456789abcdef0123456789abcdef/app/cart.js', 'app/cart'],
+    ['https://example.com/_next/static/chunks/pages/cart-8f9e7d6c5b4a.js', 'chunks/pages/cart'],
+    ['https://example.com/', '<unknown module>'],
+  ])('a browser script %s is the module %s', (url, module) => {
+    expect(scriptModule(url)).toBe(module);
+  });
+
+  it('Node frames are written function(location); a frame\'s own platform wins over the event\'s', () => {
+    const node = { platform: 'node', exception: [{ type: 'E', stacktrace: { frames: [{ filename: '/app/src/users.js', function: 'loadUser', in_app: true }] } }] };
+    expect(prepare(node).meta.culprit).toBe('loadUser(/app/src/users.js)');
+    const mixed = { platform: 'javascript', exception: [{ type: 'E', stacktrace: { frames: [{ function: 'crash', platform: 'native', package: 'libapp.so', in_app: true }] } }] };
+    expect(prepare(mixed).meta.culprit).toBe('crash');
   });
 });
 

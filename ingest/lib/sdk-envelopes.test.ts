@@ -80,7 +80,7 @@ describe('envelopes from @sentry/node', () => {
     expect(key.sdk).toMatch(/^sentry\.javascript\.node\//);
     expect(event!.eventId).toBe(envelope.headers.event_id);
     expect(event).toMatchObject({ type: 'error', level: 'error', platform: 'node', release: 'shop@2.1.0', title: 'TypeError: User 42 not found' });
-    expect(event!.culprit).toMatch(/ in loadUser$/);
+    expect(event!.culprit).toMatch(/^loadUser\(.+\)$/); // Sentry's form for Node: function(location)
     expect(group!.components[0]).toBe('type:TypeError');
     expect(group!.components.some((c) => c.endsWith('|loadUser'))).toBe(true);
     expect(group!.components.length).toBeLessThanOrEqual(6); // the type and at most 5 frames
