@@ -129,7 +129,8 @@ export function attachLooseStacktraces(exceptions: ExceptionValue[], raw: Json, 
     const i = threads.findIndex((t) => isObject(t) && t.id !== undefined && String(t.id) === String(e.thread_id));
     const thread = threads[i];
     if (!isObject(thread) || !isObject(thread.stacktrace)) continue;
-    const st = readStacktrace(thread.stacktrace, drop, `threads.values[${i}].stacktrace`);
+    // `threads` is stored as sent: a frame left out of this copy is not a field dropped from the event.
+    const st = readStacktrace(thread.stacktrace, () => {}, `threads.values[${i}].stacktrace`);
     if (st && st.frames.length > 0) e.stacktrace = st;
   }
   return usedEventLevel;
