@@ -3,7 +3,7 @@
  * A style pair is decode (one style) + encode (the other); adding a style adds one entry, not a row of pairs.
  * The conformance suite (test/conformance) runs every pair of registered styles.
  */
-import type { Conversation, Reply, SseMessage, StreamEvent, StyleName, ToolRenames, UpstreamError } from './model.ts';
+import type { Conversation, Reply, SseMessage, StreamEvent, StyleName, UpstreamError } from './model.ts';
 import type { HeaderBag } from './upstream-error-status.ts';
 import { decodeChatRequest } from './chat/decode-chat-request.ts';
 import { encodeChatRequest } from './chat/encode-chat-request.ts';
@@ -47,14 +47,17 @@ export interface StreamEncoderOptions {
    * it, continuing the upstream's response id and event numbering where the style has them (responses).
    */
   continuing?: { id?: string; sequenceFrom?: number };
-  /** Tool names the request's decoder changed (Conversation.toolRenames), mapped back for the client. */
-  toolRenames?: ToolRenames;
+  /**
+   * The client's request as its style's decoder read it: tool names it changed (`toolRenames`) are mapped back, and
+   * a style whose answer echoes the request (responses: instructions, tools, sampling) takes them from it.
+   */
+  request?: Conversation;
 }
 
 /** Options every response encoder accepts. */
 export interface ResponseEncoderOptions {
-  /** As StreamEncoderOptions.toolRenames. */
-  toolRenames?: ToolRenames;
+  /** As StreamEncoderOptions.request. */
+  request?: Conversation;
 }
 
 export interface StreamDecoderLike {

@@ -14,7 +14,7 @@
  * conversation, the compressed conversation is encoded for the upstream, same style or not; otherwise (mode `off`,
  * `audit-only`, or nothing to compress) the request is prepared exactly as above.
  */
-import type { Conversation, StyleName, ToolRenames } from '../../translators/model.ts';
+import type { Conversation, StyleName } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import type { GatewayCall } from './gateway-call.ts';
@@ -31,8 +31,8 @@ export interface PreparedRequest {
   warnings: readonly string[];
   /** chat passthrough: the usage chunk was asked for by the gateway, not the client. */
   hideUsageChunk: boolean;
-  /** Translated: tool names the client's decoder changed, for the answer's encoder to map back. */
-  toolRenames?: ToolRenames;
+  /** Translated: the client's decoded request, for the answer's encoder (renamed tools, echoed fields). */
+  request?: Conversation;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -97,8 +97,7 @@ export class RequestPreparer {
     const conv: Conversation = { ...base, model, warnings: [...notes, ...extraWarnings] };
     const body = JSON.stringify(getStyle(account.style).encodeRequest(conv));
     if (account.style !== call.clientStyle) {
-      const renames = conv.toolRenames !== undefined ? { toolRenames: conv.toolRenames } : {};
-      return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false, ...renames };
+      return { same: false, upstreamStyle: account.style, path, headers: JSON_HEADERS, body, warnings: conv.warnings, hideUsageChunk: false, request: base };
     }
     // A compressed same-style call: the answer still passes through untouched; the chat encoder always asks for
     // the usage chunk, hidden from a client that did not.

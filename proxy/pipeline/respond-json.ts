@@ -4,7 +4,7 @@
  * client. An upstream error is passed through as is to a same-style client and re-expressed in the client's
  * shape (with its status and Retry-After) otherwise.
  */
-import type { StyleName, ToolRenames, UpstreamError, Usage } from '../../translators/model.ts';
+import type { Conversation, StyleName, UpstreamError, Usage } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import { usageOfRaw } from './usage-taps.ts';
 
@@ -28,7 +28,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const OPEN_BRACE = /^\s*\{/;
 
-export function successAnswer(raw: Buffer, upstreamStyle: StyleName, clientStyle: StyleName, toolRenames?: ToolRenames): JsonAnswer | undefined {
+export function successAnswer(raw: Buffer, upstreamStyle: StyleName, clientStyle: StyleName, request?: Conversation): JsonAnswer | undefined {
   if (upstreamStyle === clientStyle) {
     // Passed through as it came; only its usage member is read.
     const text = raw.toString('utf8');
@@ -44,7 +44,7 @@ export function successAnswer(raw: Buffer, upstreamStyle: StyleName, clientStyle
   } catch {
     return undefined;
   }
-  const body = JSON.stringify(getStyle(clientStyle).encodeResponse(reply, { toolRenames }));
+  const body = JSON.stringify(getStyle(clientStyle).encodeResponse(reply, { request }));
   return { status: 200, headers: { 'content-type': JSON_TYPE }, body, usage: reply.usage };
 }
 

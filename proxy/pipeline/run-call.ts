@@ -72,7 +72,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     if (result.errorBody) return await relayJson(upstreamErrorAnswer(result.res.statusCode, result.errorBody, result.res.headers, attempt.prepared.upstreamStyle, call.clientStyle), attempt);
     if (call.stream) return await relayStream(result.res, attempt);
     // Read whole while upstreams were tried: a body cut halfway was a failed attempt there.
-    const answer = successAnswer(result.raw ?? Buffer.alloc(0), attempt.prepared.upstreamStyle, call.clientStyle, attempt.prepared.toolRenames);
+    const answer = successAnswer(result.raw ?? Buffer.alloc(0), attempt.prepared.upstreamStyle, call.clientStyle, attempt.prepared.request);
     if (!answer) return refuse(svcError('upstream_bad_response', `The upstream answer could not be read as a ${attempt.prepared.upstreamStyle}-style answer.`), attempt);
     return await relayJson(answer, attempt);
   } catch (err) {
@@ -116,7 +116,7 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
       const mode = call.jsonArray ? 'reframe' : p.hideUsageChunk ? 'withhold' : 'raw';
       result = await pipePassthrough(res.body, sink, call.clientStyle, createUsageTap(call.clientStyle, { hideUsageChunk: p.hideUsageChunk }), framer, mode, collector);
     } else {
-      result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage, toolRenames: p.toolRenames }, collector);
+      result = await pipeTranslated(res.body, sink, p.upstreamStyle, call.clientStyle, framer, { includeUsage: call.includeUsage, request: p.request }, collector);
     }
     const errorCode = result.clientGone ? 'client_disconnected' : result.error ? `upstream_${result.error.type}` : null;
     // The final event and the end wait in the sink until the record is durable.

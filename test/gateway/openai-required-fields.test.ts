@@ -2,7 +2,7 @@
  * Fields the OpenAI API's schema requires (nullable ones included), on answers translated from messages and
  * generative upstreams, read through the official openai SDK: strictly typed clients (Java, Go, .NET) fail on a
  * missing one. Chat: `choices[].logprobs`, `message.refusal`. Responses: `instructions`, `metadata`, `temperature`,
- * `top_p`, `usage.input_tokens_details.cache_write_tokens`, `logprobs` on output text, and the function's `name` in
+ * `top_p` and `tools` repeated from the request, `usage.input_tokens_details.cache_write_tokens`, `logprobs` on output text, and the function's `name` in
  * `response.function_call_arguments.done`.
  */
 import OpenAI from 'openai';
@@ -26,11 +26,15 @@ describe.each([['messages upstream', 'claude-sonnet-4-6'], ['generative upstream
     expect(res.choices[0].message).toHaveProperty('refusal', null);
   });
 
-  it('response: nullable echoes, cache writes and text logprobs present', async () => {
-    const res = await client.responses.create({ model, store: false, input: 'hi' });
-    for (const field of ['instructions', 'metadata', 'temperature', 'top_p'] as const) expect(res).toHaveProperty(field);
-    expect(res.usage?.input_tokens_details).toHaveProperty('cache_write_tokens', 0);
-    const message = res.output.find((o) => o.type === 'message');
+  it('response: the request repeated, cache writes and text logprobs present', async () => {
+    const bare = await client.responses.create({ model, store: false, input: 'hi' });
+    expect(bare).toMatchObject({ instructions: null, metadata: null, temperature: null, top_p: null, tools: [] });
+    const res = await client.responses.create({
+      model, store: false, input: 'hi', instructions: 'Be brief.', temperature: 0.4, top_p: 0.9, metadata: { run: '1' }, tools: [TOOL], tool_choice: 'none',
+    });
+    expect(res).toMatchObject({ instructions: 'Be brief.', temperature: 0.4, top_p: 0.9, metadata: { run: '1' }, tools: [TOOL], tool_choice: 'none' });
+    expect(bare.usage?.input_tokens_details).toHaveProperty('cache_write_tokens', 0);
+    const message = bare.output.find((o) => o.type === 'message');
     expect(message?.type === 'message' ? message.content[0] : undefined).toHaveProperty('logprobs', []);
   });
 

@@ -82,7 +82,7 @@ function encodeTurns(conv: Conversation): ResponsesInputItem[] {
   return items;
 }
 
-function encodeToolChoice(c: ToolChoice): ResponsesToolChoice {
+export function encodeToolChoice(c: ToolChoice): ResponsesToolChoice {
   return typeof c === 'string' ? c : { type: 'function', name: c.name };
 }
 
@@ -96,6 +96,18 @@ function encodeFormat(conv: Conversation): ResponsesTextFormat | undefined {
   return out;
 }
 
+/** Function tools, then the kept built-ins; functions flattened out of a namespace go back in it (a kept built-in). */
+export function encodeResponsesTools(conv: Conversation): ResponsesTool[] {
+  const inNamespace = (name: string): boolean => clientToolName(name, conv.toolRenames).namespace !== undefined;
+  const tools: ResponsesTool[] = conv.tools.filter((t) => !inNamespace(t.name)).map((t) => ({
+    type: 'function' as const, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}),
+    parameters: t.parameters as ResponsesObject, strict: t.strict ?? false,
+  }));
+  const builtin = conv.extras.responses?.builtinTools;
+  if (Array.isArray(builtin)) tools.push(...(builtin as ResponsesTool[]));
+  return tools;
+}
+
 export function encodeResponsesRequest(conv: Conversation): ResponsesRequest {
   if (conv.candidates !== undefined && conv.candidates > 1) {
     throw translationError('This upstream answers with one candidate only; ask for one (n or candidateCount = 1).', 'n');
@@ -103,14 +115,8 @@ export function encodeResponsesRequest(conv: Conversation): ResponsesRequest {
   const req: ResponsesRequest = { model: conv.model, input: encodeTurns(conv), stream: conv.stream, store: false };
   const instructions = conv.system.map((p) => p.text).filter((t) => t !== '').join('\n\n');
   if (instructions !== '') req.instructions = instructions;
-  // Functions flattened out of a namespace go back in it: the namespace tool itself is among the kept built-ins.
-  const inNamespace = (name: string): boolean => clientToolName(name, conv.toolRenames).namespace !== undefined;
-  const tools: ResponsesTool[] = conv.tools.filter((t) => !inNamespace(t.name)).map((t) => ({
-    type: 'function' as const, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}),
-    parameters: t.parameters as ResponsesObject, strict: t.strict ?? false,
-  }));
+  const tools = encodeResponsesTools(conv);
   const extras = conv.extras.responses ?? {};
-  if (Array.isArray(extras.builtinTools)) tools.push(...(extras.builtinTools as ResponsesTool[]));
   if (tools.length > 0) req.tools = tools;
   if (conv.toolChoice !== undefined && tools.length > 0) req.tool_choice = encodeToolChoice(conv.toolChoice);
   if (conv.parallelToolCalls !== undefined) req.parallel_tool_calls = conv.parallelToolCalls;

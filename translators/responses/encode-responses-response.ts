@@ -3,10 +3,11 @@
 // `usage`, `parallel_tool_calls`, `tool_choice`, `tools`), with neutral values when the reply does not say.
 // @see https://platform.openai.com/docs/api-reference/responses/object
 
-import type { Reply, StopReason, ToolRenames, Usage, UpstreamError } from '../model.ts';
+import type { Conversation, Reply, StopReason, Usage, UpstreamError } from '../model.ts';
 import { toResponsesUsage } from './convert-responses-usage.ts';
 import { RESPONSES_END_FOR_STOP } from './map-responses-status.ts';
 import { responsesErrorBody } from './responses-errors.ts';
+import { responsesEcho } from './responses-echo.ts';
 import { encodeOutputItems } from './responses-items.ts';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesStatus } from './types.ts';
 
@@ -24,6 +25,8 @@ export interface ResponseShell {
   usage: Usage;
   stopReason?: StopReason;
   error?: UpstreamError;
+  /** The client's decoded request, whose fields the object repeats (responses-echo.ts). */
+  request?: Conversation;
 }
 
 /** The response object in a given state; the stop reason decides `status`/`incomplete_details` when given. */
@@ -42,17 +45,17 @@ export function responsesObject(s: ResponseShell): ResponsesResponse {
     usage: status === 'in_progress' ? null : toResponsesUsage(s.usage),
     error,
     incomplete_details: end !== undefined && 'reason' in end ? { reason: end.reason } : null,
-    parallel_tool_calls: true, tool_choice: 'auto', tools: [],
-    // Required (nullable) by the API's schema; the gateway does not echo the request's values.
-    instructions: null, metadata: null, temperature: null, top_p: null,
+    ...responsesEcho(s.request),
   };
 }
 
-/** `toolRenames`: tool names the request's decoder changed (namespace functions), mapped back for the client. */
-export function encodeResponsesResponse(reply: Reply, options: { toolRenames?: ToolRenames } = {}): ResponsesResponse {
+/** `request`: the client's decoded request (tool names it changed are mapped back; its fields are repeated). */
+export function encodeResponsesResponse(reply: Reply, options: { request?: Conversation } = {}): ResponsesResponse {
   const id = responsesId(reply.id);
+  const { request } = options;
   return responsesObject({
     id, model: reply.model, created: reply.created ?? Math.floor(Date.now() / 1000), status: 'completed',
-    output: encodeOutputItems(reply.parts, id, options.toolRenames), usage: reply.usage, stopReason: reply.stopReason,
+    output: encodeOutputItems(reply.parts, id, request?.toolRenames), usage: reply.usage, stopReason: reply.stopReason,
+    ...(request !== undefined ? { request } : {}),
   });
 }

@@ -57,20 +57,20 @@ describe('namespace tools through the responses translators', () => {
   });
 
   it('maps calls back into their namespace in whole and streamed answers', () => {
-    const { toolRenames } = decodeResponsesRequest(body);
+    const request = decodeResponsesRequest(body);
     const reply = encodeResponsesResponse({
       id: 'r1', model: 'm', stopReason: 'tool_use', usage: { source: 'unknown' },
       parts: [
         { type: 'tool_call', id: 'call_2', name: 'multi_agent_v1__wait_2', arguments: {}, argumentsText: '{}' },
         { type: 'tool_call', id: 'call_3', name: 'multi_agent_v1__wait', arguments: {}, argumentsText: '{}' },
       ],
-    }, { toolRenames });
+    }, { request });
     expect(reply.output).toMatchObject([
       { type: 'function_call', name: 'wait', namespace: 'multi_agent_v1', call_id: 'call_2' },
       { type: 'function_call', name: 'multi_agent_v1__wait', call_id: 'call_3' },
     ]);
     expect(reply.output[1]).not.toHaveProperty('namespace');
-    const enc = new ResponsesStreamEncoder({ toolRenames });
+    const enc = new ResponsesStreamEncoder({ request });
     const out = [
       { type: 'start', id: 's', model: 'm' }, { type: 'part_start', index: 0, part: { kind: 'tool_call', id: 'call_4', name: 'multi_agent_v1__spawn_agent' } },
       { type: 'tool_args_delta', index: 0, json: '{}' }, { type: 'part_end', index: 0 }, { type: 'stop', reason: 'tool_use' },

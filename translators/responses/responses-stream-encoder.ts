@@ -8,7 +8,7 @@
 // An error becomes an `error` event followed by `response.failed`. `sequence_number` counts from 0.
 // The caller frames each event as `event: <type>` + `data: <json>`.
 
-import type { StreamEvent, StopReason, ToolRenames, UpstreamError, Usage } from '../model.ts';
+import type { Conversation, StreamEvent, StopReason, UpstreamError, Usage } from '../model.ts';
 import { responsesId, responsesObject } from './encode-responses-response.ts';
 import { responsesErrorBody } from './responses-errors.ts';
 import { clientToolName, responsesItemId } from './responses-items.ts';
@@ -26,8 +26,8 @@ export interface ResponsesStreamEncoderOptions {
   created?: number;
   /** Closing frames only, for a stream whose start the client already has (see StreamEncoderOptions). */
   continuing?: { id?: string; sequenceFrom?: number };
-  /** Tool names the request's decoder changed (namespace functions), mapped back for the client. */
-  toolRenames?: ToolRenames;
+  /** The client's decoded request: tool names it changed are mapped back, and the response repeats its fields. */
+  request?: Conversation;
 }
 
 /** One event as an SSE frame: `event: <type>` + `data: <json>`. */
@@ -127,7 +127,11 @@ export class ResponsesStreamEncoder {
 
   #response(status: ResponsesStatus, stopReason?: StopReason, error?: UpstreamError): ResponsesResponse {
     const output = [...this.#output].sort((a, b) => a.index - b.index).map((o) => o.item);
-    return responsesObject({ id: this.#id, model: this.#model, created: this.#created, status, output, usage: this.#usage, ...(stopReason !== undefined ? { stopReason } : {}), ...(error !== undefined ? { error } : {}) });
+    const request = this.#options.request;
+    return responsesObject({
+      id: this.#id, model: this.#model, created: this.#created, status, output, usage: this.#usage, ...(stopReason !== undefined ? { stopReason } : {}),
+      ...(error !== undefined ? { error } : {}), ...(request !== undefined ? { request } : {}),
+    });
   }
 
   #start(s: { id: string; model: string }, emit: (e: Emit) => void): void {
@@ -150,7 +154,7 @@ export class ResponsesStreamEncoder {
     this.#parts.set(index, p);
     const base = { item_id: p.itemId, output_index: outputIndex, content_index: 0 };
     if (kind === 'tool_call') {
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...clientToolName(p.name ?? '', this.#options.toolRenames), arguments: '', status: 'in_progress' } });
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...clientToolName(p.name ?? '', this.#options.request?.toolRenames), arguments: '', status: 'in_progress' } });
     } else if (kind === 'thinking') {
       emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'reasoning', id: p.itemId, summary: [] } });
     } else {
@@ -187,7 +191,7 @@ export class ResponsesStreamEncoder {
     const base = { item_id: p.itemId, output_index: p.outputIndex };
     let item: ResponsesOutputItem;
     if (p.kind === 'tool_call') {
-      const named = clientToolName(p.name ?? '', this.#options.toolRenames);
+      const named = clientToolName(p.name ?? '', this.#options.request?.toolRenames);
       // `name` is not in every SDK's type of this event but is in the API's schema, and typed clients read it.
       emit({ type: 'response.function_call_arguments.done', ...base, name: named.name, arguments: p.text });
       item = { type: 'function_call', id: p.itemId, call_id: p.callId ?? '', ...named, arguments: p.text, status };
