@@ -169,7 +169,7 @@ function decodeSource(s: { type: string; [k: string]: unknown } | undefined): Me
 
 function decodeTools(req: MessagesRequest, conv: Conversation, extras: Record<string, unknown>): void {
   const server: unknown[] = [];
-  const deferred: string[] = [];
+  const deferred: MessagesRequest['tools'] & object = [];
   const loaded = (req.tools ?? []).some((t) => t.defer_loading === true) ? loadedToolNames(req.messages) : new Set<string>();
   for (const t of req.tools ?? []) {
     if (t.type !== undefined && t.type !== 'custom') {
@@ -177,7 +177,7 @@ function decodeTools(req: MessagesRequest, conv: Conversation, extras: Record<st
       continue;
     }
     if (t.defer_loading === true && !loaded.has(t.name)) {
-      deferred.push(t.name);
+      deferred.push(t);
       continue;
     }
     const tool: ToolDef = { name: t.name, parameters: t.input_schema ?? { type: 'object', properties: {} }, ...cacheMarker(t.cache_control) };
@@ -189,7 +189,11 @@ function decodeTools(req: MessagesRequest, conv: Conversation, extras: Record<st
     extras.server_tools = server;
     conv.warnings.push(`${server.length} server tool(s) can only be sent to a messages-style upstream.`);
   }
-  if (deferred.length > 0) conv.warnings.push(deferredToolsWarning(deferred));
+  if (deferred.length > 0) {
+    // Kept for a messages upstream (a compressed same-style call is encoded again), which loads them itself.
+    extras.deferred_tools = deferred;
+    conv.warnings.push(deferredToolsWarning(deferred.map((t) => t.name)));
+  }
   const c = req.tool_choice;
   if (isPlainObject(c)) {
     if (c.type === 'auto' || c.type === 'none') conv.toolChoice = c.type;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMessagesRequest } from './decode-messages-request.ts';
 import { deferredToolsWarning, loadedToolNames } from './deferred-tools.ts';
+import { encodeMessagesRequest } from './encode-messages-request.ts';
 
 const READ = { name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } };
 const PLACEHOLDER = { name: 'DeferredToolPlaceholder', defer_loading: true };
@@ -39,6 +40,11 @@ describe('deferred tools (defer_loading)', () => {
       ] },
     ]);
     expect([...names].sort()).toEqual(['get_time', 'get_weather']);
+  });
+
+  it('keeps the deferred tools for a messages upstream, which loads them itself', () => {
+    const conv = decodeMessagesRequest({ model: 'claude-sonnet-4-6', max_tokens: 64, tools: [PLACEHOLDER, READ, MCP], messages: [{ role: 'user', content: 'x' }] });
+    expect(encodeMessagesRequest(conv).tools?.map((t) => [t.name, t.defer_loading])).toEqual([['Read', undefined], ['DeferredToolPlaceholder', true], ['mcp__docs__search', true]]);
   });
 
   it('lists at most five names in the warning', () => {

@@ -20,7 +20,7 @@ export function encodeMessagesRequest(conv: Conversation): MessagesRequest {
   if (conv.candidates !== undefined && conv.candidates > 1) {
     throw translationError('More than one candidate (n > 1) is not supported by the messages style.', 'n');
   }
-  const { server_tools: serverTools, ...extras } = conv.extras.messages ?? {};
+  const { server_tools: serverTools, deferred_tools: deferredTools, ...extras } = conv.extras.messages ?? {};
   const messages = encodeTurns(conv.turns, conv.warnings);
   const req: MessagesRequest = { ...extras, model: conv.model, messages };
   const system = conv.system.filter((p) => p.text.trim() !== '').map(textBlock);
@@ -65,6 +65,7 @@ export function encodeMessagesRequest(conv: Conversation): MessagesRequest {
     ...(t.strict !== undefined ? { strict: t.strict } : {}),
     ...encodeCache(t.cache),
   }));
+  if (Array.isArray(deferredTools)) tools.push(...(deferredTools as MessagesTool[]));
   if (Array.isArray(serverTools)) tools.push(...(serverTools as MessagesTool[]));
   if (tools.length > 0) {
     req.tools = tools;
