@@ -12,7 +12,8 @@ import type {
 } from '../model.ts';
 import { isPlainObject } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
-import { deferredToolsWarning, loadedToolNames } from './deferred-tools.ts';
+import { deferredToolsWarning } from '../deferred-tools-warning.ts';
+import { loadedToolNames } from './deferred-tools.ts';
 import type {
   MessagesCacheControl, MessagesContentBlock, MessagesDocumentBlock, MessagesImageBlock, MessagesRequest, MessagesTextBlock,
 } from './types.ts';

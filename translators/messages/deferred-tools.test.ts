@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeMessagesRequest } from './decode-messages-request.ts';
-import { deferredToolsWarning, loadedToolNames } from './deferred-tools.ts';
+import { deferredToolsWarning } from '../deferred-tools-warning.ts';
+import { loadedToolNames } from './deferred-tools.ts';
 import { encodeMessagesRequest } from './encode-messages-request.ts';
 
 const READ = { name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } };

@@ -7,6 +7,8 @@
 //   one cannot be honoured without them and is refused.
 // - `namespace` tools are groups of functions: each function becomes a tool `<namespace>__<name>` (namespace-tools.ts;
 //   earlier calls with a `namespace` get the same name), the group itself is kept in extras for a responses upstream.
+// - Deferred functions (`defer_loading: true`) no tool search has loaded are left out with one warning
+//   (deferred-tools.ts), kept in extras for a responses upstream.
 // - `previous_response_id` cannot be honoured by a gateway that resends whole transcripts: dropped with a warning
 //   (the gateway's /v1/responses route refuses it before decoding).
 // @see https://platform.openai.com/docs/api-reference/responses/create
@@ -15,6 +17,8 @@ import type { Conversation, Part, ReasoningEffort, ResponseFormat, TextPart, Too
 import { parseDataUrl } from '../data-url.ts';
 import { isPlainObject } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
+import { deferredToolsWarning } from '../deferred-tools-warning.ts';
+import { loadedResponsesTools, toolKey } from './deferred-tools.ts';
 import { ToolFlattener } from './namespace-tools.ts';
 import { decodeFunctionCallItem, decodeMessageContent, decodeReasoningItem } from './responses-items.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesNamespaceTool, ResponsesRequest, ResponsesTextFormat, ResponsesTool } from './types.ts';
@@ -104,10 +108,25 @@ function functionDef(t: ResponsesTool, name: string): ToolDef {
   return def;
 }
 
+/** What decodeTools needs besides the tools: flat names, and which deferred tools are loaded (or left out). */
+interface ToolContext {
+  flat: ToolFlattener;
+  loaded: Set<string>;
+  deferred: string[];
+}
+
+function leftOut(t: ResponsesTool, ctx: ToolContext, namespace?: string): boolean {
+  if (t.defer_loading !== true || ctx.loaded.has(toolKey(String(t.name), namespace))) return false;
+  ctx.deferred.push(namespace === undefined ? String(t.name) : `${namespace}.${String(t.name)}`);
+  return true;
+}
+
 /** A namespace's functions as flat tools; the namespace stays whole in extras for a responses upstream. */
-function decodeNamespace(ns: ResponsesNamespaceTool, conv: Conversation, flat: ToolFlattener): void {
+function decodeNamespace(ns: ResponsesNamespaceTool, conv: Conversation, ctx: ToolContext): void {
   for (const t of Array.isArray(ns.tools) ? ns.tools : []) {
-    if (t.type === 'function' && typeof t.name === 'string') conv.tools.push(functionDef(t, flat.name(ns.name, t.name)));
+    if (t.type === 'function' && typeof t.name === 'string') {
+      if (!leftOut(t, ctx, ns.name)) conv.tools.push(functionDef(t, ctx.flat.name(ns.name, t.name)));
+    }
     else conv.warnings.push(`The ${String(t.type)} tool ${String(t.name)} of namespace ${ns.name} was dropped: only a responses-style upstream can run it.`);
   }
 }
@@ -116,12 +135,16 @@ function isNamespace(t: ResponsesTool): t is ResponsesTool & ResponsesNamespaceT
   return t.type === 'namespace' && typeof t.name === 'string';
 }
 
-function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<string, unknown>, flat: ToolFlattener): void {
+function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<string, unknown>, ctx: ToolContext): void {
   const builtin: ResponsesTool[] = [];
   for (const t of tools) {
     if (isNamespace(t)) {
       builtin.push(t);
-      decodeNamespace(t, conv, flat);
+      decodeNamespace(t, conv, ctx);
+      continue;
+    }
+    if (t.type === 'function' && leftOut(t, ctx)) {
+      builtin.push(t);
       continue;
     }
     if (t.type !== 'function') {
@@ -132,6 +155,7 @@ function decodeTools(tools: ResponsesTool[], conv: Conversation, extras: Record<
     conv.tools.push(functionDef(t, String(t.name)));
   }
   if (builtin.length > 0) extras.builtinTools = builtin;
+  if (ctx.deferred.length > 0) conv.warnings.push(deferredToolsWarning(ctx.deferred));
 }
 
 export function decodeResponsesRequest(body: unknown): Conversation {
@@ -148,7 +172,9 @@ export function decodeResponsesRequest(body: unknown): Conversation {
   if (typeof req.input === 'string') conv.turns.push({ role: 'user', parts: [{ type: 'text', text: req.input }] });
   else decodeItems(req.input, conv, flat);
   const extras: Record<string, unknown> = {};
-  decodeTools(tools, conv, extras, flat);
+  const anyDeferred = tools.some((t) => t.defer_loading === true || (isNamespace(t) && Array.isArray(t.tools) && t.tools.some((f) => f.defer_loading === true)));
+  const loaded = anyDeferred && Array.isArray(req.input) ? loadedResponsesTools(req.input) : new Set<string>();
+  decodeTools(tools, conv, extras, { flat, loaded, deferred: [] });
   if (flat.used) conv.toolRenames = flat.renames;
   const tc = req.tool_choice;
   if (tc === 'auto' || tc === 'none' || tc === 'required') conv.toolChoice = tc;

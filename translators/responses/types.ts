@@ -68,6 +68,8 @@ export interface ResponsesFunctionTool {
   description?: string;
   parameters?: ResponsesObject | null;
   strict?: boolean | null;
+  /** Offered only once a tool search loads it. */
+  defer_loading?: boolean;
 }
 
 /** A group of function tools called as `name` inside the namespace (Codex CLI's `multi_agent_v1`). */
