@@ -1,6 +1,7 @@
 /**
  * Conversation → chat-completions request (for `openai` and `openai-compatible` upstreams).
- * - `system` becomes one leading system message; `system` turns become system messages in place.
+ * - `system` becomes one leading system message; `system` turns become system messages in place, except between
+ *   tool calls and their results, where they follow the results (system-turn-order.ts).
  * - Tool results (in `tool` turns or inside user turns) become one `tool` message each, placed right after the
  *   assistant turn, ahead of the rest of the user turn; images inside results, which a tool message cannot carry,
  *   follow in a user message.
@@ -8,6 +9,7 @@
  *   dropped (official chat servers reject unknown part fields).
  * - Streaming always asks for `stream_options.include_usage` so usage can be metered (reference §E7).
  */
+import { systemAfterToolResults } from '../system-turn-order.ts';
 import type { Conversation, DocumentPart, ImagePart, Part, ReasoningEffort, TextPart, ToolResultPart } from '../model.ts';
 import { toDataUrl } from '../data-url.ts';
 import { toolArgumentsText } from '../tool-arguments.ts';
@@ -97,7 +99,7 @@ function encodeMessages(conv: Conversation): ChatMessage[] {
     if (group.length > 0) encodeUserGroup(group, out, conv.warnings);
     group = [];
   };
-  for (const turn of conv.turns) {
+  for (const turn of systemAfterToolResults(conv.turns)) {
     if (turn.role === 'user' || turn.role === 'tool') {
       group.push(turn.parts);
       continue;
