@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
+import { offeredTools } from './offered-tools.ts';
 
 let g: GatewayEnv;
 let client: Anthropic;
@@ -21,18 +22,12 @@ const PLACEHOLDER = { name: 'DeferredToolPlaceholder', defer_loading: true } as 
 const SEARCH: Anthropic.Tool = { name: 'ToolSearch', description: 'Load deferred tools', input_schema: { type: 'object', properties: { query: { type: 'string' } } } };
 const DOCS: Anthropic.Tool = { name: 'mcp__docs__search', description: 'Search docs', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, defer_loading: true };
 
-function offered(g: GatewayEnv, model: string): string[] {
-  const fake = model.startsWith('gpt') ? g.chat : g.generative;
-  const body = fake.calls.at(-1)?.body as { tools?: { function?: { name: string }; functionDeclarations?: { name: string }[] }[] };
-  return (body.tools ?? []).flatMap((t) => (t.function ? [t.function.name] : (t.functionDeclarations ?? []).map((d) => d.name)));
-}
-
 describe.each([['chat upstream', 'gpt-4o-mini'], ['generative upstream', 'gemini-2.5-flash']])('Claude Code deferred tools, %s', (_n, model) => {
   it('never offers the placeholder: the model calls a real tool, with a warning', async () => {
     const { data, response } = await client.messages
       .create({ model, max_tokens: 256, tools: [PLACEHOLDER, SEARCH, DOCS], messages: [{ role: 'user', content: 'find the docs' }] })
       .withResponse();
-    expect(offered(g, model)).toEqual(['ToolSearch']);
+    expect(offeredTools(model.startsWith('gpt') ? g.chat : g.generative)).toEqual(['ToolSearch']);
     expect(data.content.filter((b) => b.type === 'tool_use').map((b) => b.name)).toEqual(['ToolSearch']);
     expect(response.headers.get('x-svc-warning')).toContain('2 deferred tool(s) (defer_loading: true) were left out');
   });
@@ -44,7 +39,7 @@ describe.each([['chat upstream', 'gpt-4o-mini'], ['generative upstream', 'gemini
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_s', content: [{ type: 'tool_reference', tool_name: 'mcp__docs__search' }] }] },
     ] as unknown as Anthropic.MessageParam[];
     const res = await client.messages.create({ model, max_tokens: 256, tools: [PLACEHOLDER, DOCS, SEARCH], messages });
-    expect(offered(g, model)).toEqual(['mcp__docs__search', 'ToolSearch']);
+    expect(offeredTools(model.startsWith('gpt') ? g.chat : g.generative)).toEqual(['mcp__docs__search', 'ToolSearch']);
     expect(res.stop_reason).toBe('end_turn');
   });
 });

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
+import { offeredTools } from './offered-tools.ts';
 
 let g: GatewayEnv;
 let client: OpenAI;
@@ -26,11 +27,6 @@ const TOOLS: OpenAI.Responses.Tool[] = [
   { type: 'function', name: 'shell', description: 'Run a command', strict: false, parameters: { type: 'object', properties: { command: { type: 'string' } } } },
 ];
 
-function offered(fake: FakeUpstream): string[] {
-  const body = fake.calls.at(-1)?.body as { tools?: { name?: string; function?: { name: string }; functionDeclarations?: { name: string }[] }[] };
-  return (body.tools ?? []).flatMap((t) => (t.function ? [t.function.name] : t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.name ?? '']));
-}
-
 describe.each([
   ['chat upstream', 'gpt-4o-mini', (e: GatewayEnv): FakeUpstream => e.chat],
   ['messages upstream', 'claude-sonnet-4-6', (e: GatewayEnv): FakeUpstream => e.messages],
@@ -38,7 +34,7 @@ describe.each([
 ] as const)('Codex namespace tools, %s', (_n, model, fakeOf) => {
   it('offers the flattened functions and answers with the call in its namespace', async () => {
     const { data, response } = await client.responses.create({ model, store: false, tools: TOOLS, input: 'start a helper' }).withResponse();
-    expect(offered(fakeOf(g))).toEqual([
+    expect(offeredTools(fakeOf(g))).toEqual([
       'multi_agent_v1__spawn_agent', 'multi_agent_v1__send_input', 'multi_agent_v1__wait', 'multi_agent_v1__close_agent', 'multi_agent_v1__resume_agent', 'shell',
     ]);
     expect(response.headers.get('x-svc-warning')).toBeNull();

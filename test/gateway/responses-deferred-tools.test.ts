@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
+import { offeredTools } from './offered-tools.ts';
 
 let g: GatewayEnv;
 beforeAll(async () => {
@@ -21,11 +22,6 @@ const TOOLS = [
   { type: 'tool_search' },
 ];
 
-function offered(fake: FakeUpstream): string[] {
-  const body = fake.calls.at(-1)?.body as { tools?: { name?: string; function?: { name: string }; functionDeclarations?: { name: string }[] }[] };
-  return (body.tools ?? []).flatMap((t) => (t.function ? [t.function.name] : t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.name ?? '']));
-}
-
 describe.each([
   ['chat upstream', 'gpt-4o-mini', (e: GatewayEnv): FakeUpstream => e.chat],
   ['messages upstream', 'claude-sonnet-4-6', (e: GatewayEnv): FakeUpstream => e.messages],
@@ -39,7 +35,7 @@ describe.each([
     const res = await post({ tools: TOOLS, input: 'weather in Oslo' });
     expect(res.status).toBe(200);
     const json = await res.json() as OpenAI.Responses.Response;
-    expect(offered(fakeOf(g))).toEqual(['shell']);
+    expect(offeredTools(fakeOf(g))).toEqual(['shell']);
     expect(json.output.find((o) => o.type === 'function_call')).toMatchObject({ name: 'shell' });
     expect(res.headers.get('x-svc-warning')).toContain('1 deferred tool(s) (defer_loading: true) were left out, as no tool search has loaded them: lookup.');
   });
@@ -54,7 +50,7 @@ describe.each([
       ],
     });
     expect(res.status).toBe(200);
-    expect(offered(fakeOf(g))).toEqual(['lookup', 'shell']);
+    expect(offeredTools(fakeOf(g))).toEqual(['lookup', 'shell']);
     const json = await res.json() as OpenAI.Responses.Response;
     expect(json.output.find((o) => o.type === 'function_call')).toMatchObject({ name: 'lookup' });
   });
