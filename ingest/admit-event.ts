@@ -1,10 +1,11 @@
 /**
  * The last steps of the fast path for a request that carries an event: reserve a place in the writer's queue
  * (503 ingest_queue_full when there is none, journal_full when the database is down and the node's journal is
- * full), check the rate limits (429), then queue the event and wait until it is durable: committed to Postgres, or
- * fsynced to the node's journal (issue 11: acknowledged means durable). On a refusal every item of the request is
- * counted as rate_limited with the refusal's code, and the refusal is rethrown. An event the database refuses for
- * its content is counted invalid (invalid_event) with the other items, and answered 400.
+ * full), check the rate limits (429), then queue the event and wait until it is durable: committed to the ingest
+ * inbox in Postgres, or fsynced to the node's journal (issue 11: acknowledged means durable); it is processed after
+ * the answer (writer/batch-writer.ts). On a refusal every item of the request is counted as rate_limited with the
+ * refusal's code, and the refusal is rethrown. An event the inbox insert refuses for its content is counted invalid
+ * (invalid_event) with the other items, and answered 400.
  */
 import { isSvcError, svcError } from '../core/errors.ts';
 import type { DataCategory } from './lib/data-category.ts';

@@ -25,6 +25,7 @@ import { receiveEnvelope } from './receive-envelope.ts';
 import { receiveStore } from './receive-store.ts';
 import { reportingScriptRoute } from './reporting-script/reporting-script-route.ts';
 import { BatchWriter, type WriterOptions } from './writer/batch-writer.ts';
+import { claimExpired, insertInbox } from './writer/ingest-inbox.ts';
 import { createWriteBatch } from './writer/write-batch.ts';
 import { PreparePool } from './writer/prepare-pool.ts';
 
@@ -38,7 +39,8 @@ export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = 
   const lookup = new ProjectLookup(ctx);
   const outcomes = new OutcomeCounter();
   const pool = new PreparePool(ctx.config.ingestWorkers, ctx.log);
-  const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx, pool), {
+  const inbox = { insert: (events: Parameters<typeof insertInbox>[1]) => insertInbox(ctx.db, events), claimExpired: (limit: number) => claimExpired(ctx.db, limit) };
+  const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx, pool), inbox, {
     journal: new WriteJournal(join(ctx.config.dataDir, 'journal', 'events'), { maxBytes: ctx.config.journalMaxBytes }),
     maxEvents: ctx.config.ingestQueueEvents,
     maxBytes: ctx.config.ingestQueueBytes,

@@ -3,7 +3,8 @@ import type { AppContext } from '../../core/context.ts';
 import { createLogger } from '../../core/logger.ts';
 import { OutcomeCounter, type OutcomeRow } from '../outcome-counter.ts';
 import type { IngestProject } from '../project-lookup.ts';
-import { BatchWriter, type WriteBatch, type WriterOptions } from './batch-writer.ts';
+import { BatchWriter, type Inbox, type WriteBatch, type WriterOptions } from './batch-writer.ts';
+import type { InboxItem } from './event-processor.ts';
 import type { QueuedEvent } from './queued-event.ts';
 
 const ctx = { log: createLogger('silent') } as unknown as AppContext;
@@ -14,8 +15,23 @@ function event(i: number): QueuedEvent {
   return { project, eventId: String(i).padStart(32, '0'), payload: Buffer.from('{}'), receivedAt: 0, bytes: 0 };
 }
 
-function writer(write: WriteBatch, opts: Partial<WriterOptions> = {}, outcomes = new OutcomeCounter()) {
-  return new BatchWriter(ctx, outcomes, write, { ...OPTS, ...opts });
+/** An inbox in memory: the rows the writer committed, and leftovers a sweep may claim. */
+function memoryInbox(leftovers: InboxItem[] = []): Inbox & { inserted: number } {
+  let next = 0;
+  return {
+    inserted: 0,
+    async insert(events) {
+      this.inserted += events.length;
+      return events.map(() => `row-${next++}`);
+    },
+    async claimExpired(limit) {
+      return leftovers.splice(0, limit);
+    },
+  };
+}
+
+function writer(write: WriteBatch, opts: Partial<WriterOptions> = {}, outcomes = new OutcomeCounter(), inbox = memoryInbox()) {
+  return new BatchWriter(ctx, outcomes, write, inbox, { ...OPTS, ...opts });
 }
 
 function push(w: BatchWriter, i: number, bytes = 10) {
@@ -63,28 +79,76 @@ describe('BatchWriter', () => {
     for (let i = 0; i < 3; i++) void push(w, i);
     await w.drain();
     expect(written).toEqual([0, 1, 2]);
-    expect(w.stats.retries).toBe(2);
+    expect(w.processorStats.retries).toBe(2);
   });
 
-  it('isolates an event that always fails, writes the others and reports it rejected with the reason', async () => {
-    const written: number[] = [];
-    const w = writer(async (events) => {
-      if (events.some((e) => Number(e.eventId) === 2)) throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
-      written.push(...events.map((e) => Number(e.eventId)));
-    });
-    const acks = Array.from({ length: 4 }, (_, i) => push(w, i));
+  it('acknowledges once the inbox has the events, then processes them and deletes their inbox rows', async () => {
+    const inbox = memoryInbox();
+    const deleted: string[] = [];
+    let processed = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const w = writer(async (events, _rows, ids) => {
+      await held;
+      processed += events.length;
+      deleted.push(...ids);
+    }, {}, new OutcomeCounter(), inbox);
+    const acks = await Promise.all([0, 1, 2].map((i) => push(w, i)));
+    expect(acks.map((a) => a.status)).toEqual(['committed', 'committed', 'committed']);
+    expect(inbox.inserted).toBe(3);
+    expect(processed).toBe(0);
+    expect(w.pending).toBe(3);
+    release();
     await w.drain();
-    expect(written.sort()).toEqual([0, 1, 3]);
-    expect(await acks[2]).toEqual({ status: 'rejected', reason: '22021: invalid byte sequence' });
-    expect(w.stats.rejected).toBe(1);
+    expect(processed).toBe(3);
+    expect(deleted.sort()).toEqual(['row-0', 'row-1', 'row-2']);
     expect(w.pending).toBe(0);
   });
 
-  it('reports events the write leaves out (unpreparable) as rejected', async () => {
-    const w = writer(async (events) => events.flatMap((e, index) => (Number(e.eventId) === 1 ? [{ index, reason: 'not an object' }] : [])));
-    const acks = await Promise.all([0, 1, 2].map((i) => push(w, i)));
-    expect(acks.map((a) => a.status)).toEqual(['committed', 'rejected', 'committed']);
+  it('counts the processing in the queue bound: a stuck processing refuses new events', async () => {
+    const w = writer(() => new Promise(() => {}), { maxEvents: 3 });
+    await Promise.all([0, 1, 2].map((i) => push(w, i)));
+    expect(() => w.reserve(10)).toThrow(expect.objectContaining({ code: 'ingest_queue_full', status: 503 }));
+  });
+
+  it('isolates an event that always fails, writes the others, deletes its inbox row and counts it invalid', async () => {
+    const written: number[] = [];
+    const deleted: string[] = [];
+    const counted: OutcomeRow[] = [];
+    const w = writer(async (events, rows, ids) => {
+      if (events.some((e) => Number(e.eventId) === 2)) throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
+      written.push(...events.map((e) => Number(e.eventId)));
+      deleted.push(...ids);
+      counted.push(...rows);
+    });
+    const acks = Array.from({ length: 4 }, (_, i) => push(w, i));
+    expect((await Promise.all(acks)).every((a) => a.status === 'committed')).toBe(true);
     await w.drain();
+    expect(written.sort()).toEqual([0, 1, 3]);
+    expect(deleted.sort()).toEqual(['row-0', 'row-1', 'row-2', 'row-3']);
+    expect(w.processorStats.rejected).toBe(1);
+    expect(counted.filter((r) => r.outcome === 'invalid').map((r) => `${r.reason}:${r.quantity}`)).toEqual(['invalid_event:1']);
+    expect(w.pending).toBe(0);
+  });
+
+  it('counts events the write leaves out (unpreparable) as rejected', async () => {
+    const w = writer(async (events) => events.flatMap((e, index) => (Number(e.eventId) === 1 ? [{ index, reason: 'not an object' }] : [])));
+    await Promise.all([0, 1, 2].map((i) => push(w, i)));
+    await w.drain();
+    expect(w.processorStats.rejected).toBe(1);
+    expect(w.processorStats.processed).toBe(2);
+  });
+
+  it('processes rows another node left in the inbox', async () => {
+    const leftovers = [5, 6].map((i) => ({ id: `old-${i}`, event: event(i) }));
+    const deleted: string[] = [];
+    const w = writer(async (_events, _rows, ids) => {
+      deleted.push(...ids);
+    }, { sweepMs: 20 }, new OutcomeCounter(), memoryInbox(leftovers));
+    const deadline = Date.now() + 5000;
+    while (deleted.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await w.drain();
+    expect(deleted.sort()).toEqual(['old-5', 'old-6']);
   });
 
   it('flushes outcome counts with batches, alone when idle, and puts them back when a write fails', async () => {

@@ -1,19 +1,23 @@
 /**
  * The bounded queue between the ingest fast path and Postgres, on the shared durable write path
  * (core/writes/durable-writer.ts). The endpoint reserves a place before it checks the rate limits and commits the
- * event once admitted; the commit's promise resolves once the event is durable (committed, or fsynced to the
- * events journal while Postgres is unreachable), and only then does the client get its 200. Batches of up to
- * `batchSize` events (or whatever arrived within `flushMs`) are written in one transaction each (write-batch.ts),
- * with the pending outcome counts.
+ * event once admitted; the commit's promise resolves once the event is durable, and only then does the client get
+ * its 200. Durable is cheap on purpose (the Relay/Kafka pattern, in Postgres): a group of events (up to `batchSize`,
+ * or whatever arrived within `flushMs`) is one INSERT into ingest_inbox (ingest-inbox.ts), or, while Postgres is
+ * unreachable, an fsynced append to the events journal, replayed into the inbox once it is back. The events just
+ * committed are then processed from memory (event-processor.ts: prepare, store, outcome counts, and the deletion of
+ * their inbox rows, in one transaction per batch).
  *
- * - Full queue (events or bytes, reservations included): ingest_queue_full (503, Retry-After) instead of growing.
+ * - Full queue: events waiting for the inbox plus events in it not yet processed (so a stuck processing refuses
+ *   new events instead of filling the inbox), or their bytes: ingest_queue_full (503, Retry-After).
  *   Database down and journal full: journal_full (503, Retry-After).
- * - A batch refused for one event's content is split until that event is alone; it resolves `rejected` and the
- *   endpoint counts it invalid. An event the prepare step cannot read is rejected the same way.
- * - Replays repeat events already committed (a crash between commit and segment deletion): the events table skips
- *   a repeated (project, event_id), so it counts once.
- * - drain() (SIGTERM, after the server stopped accepting) makes everything acknowledged durable, then writes the
- *   outcome counts.
+ * - An event the processing refuses for its content (it was answered 200 already) is counted invalid
+ *   (invalid_event) and logged, and its inbox row deleted.
+ * - Rows another node left in the inbox (it crashed after the inbox commit) are claimed once their lease ran out,
+ *   at start and every `sweepMs`, and processed here. A repeated (project, event_id) (a replay, a recovered row)
+ *   is stored and counted once.
+ * - drain() (SIGTERM, after the server stopped accepting) makes everything acknowledged durable, processes what
+ *   this node committed to the inbox, then writes the outcome counts.
  */
 import type { AppContext } from '../../core/context.ts';
 import { isSvcError, svcError } from '../../core/errors.ts';
@@ -21,6 +25,7 @@ import { DurableWriter, type Reservation as RowReservation, type RowRejection, t
 import type { WriteJournal } from '../../core/writes/write-journal.ts';
 import { invalid } from '../lib/item-outcome.ts';
 import type { OutcomeCounter, OutcomeRow } from '../outcome-counter.ts';
+import { EventProcessor, type InboxItem, type ProcessBatch } from './event-processor.ts';
 import type { QueuedEvent } from './queued-event.ts';
 import { queuedEventCodec } from './queued-event-codec.ts';
 
@@ -37,33 +42,64 @@ export interface WriterOptions {
   drainTimeoutMs: number;
   /** Where events go while Postgres is unreachable; without one, batches are retried in memory. */
   journal?: WriteJournal;
+  /** How often rows left in the inbox by another node are looked for. */
+  sweepMs?: number;
 }
 
-/** Writes events and outcome counts in one transaction; returns the events it left out for their content. */
-export type WriteBatch = (events: QueuedEvent[], outcomes: OutcomeRow[]) => Promise<readonly RowRejection[] | void>;
+/** Where acknowledged events are made durable (ingest_inbox; a fake in unit tests). */
+export interface Inbox {
+  /** Commits the events (one statement); returns their row ids in order. */
+  insert(events: readonly QueuedEvent[]): Promise<string[]>;
+  /** Claims up to `limit` rows whose node's lease ran out. */
+  claimExpired(limit: number): Promise<InboxItem[]>;
+}
+
+/** Writes events and outcome counts and deletes their inbox rows in one transaction; returns the events it left out for their content. */
+export type WriteBatch = ProcessBatch;
 
 export type Reservation = RowReservation<QueuedEvent>;
 
 const OUTCOME_FLUSH_MS = 1_000;
+const SWEEP_MS = 5_000;
 
 export class BatchWriter {
   #ctx: AppContext;
   #outcomes: OutcomeCounter;
   #write: WriteBatch;
+  #inbox: Inbox;
   #rows: DurableWriter<QueuedEvent>;
+  #processor: EventProcessor;
+  #maxEvents: number;
+  #maxBytes: number;
   #drainTimeoutMs: number;
   #ticker: NodeJS.Timeout;
+  #sweeper: NodeJS.Timeout;
+  #sweeping = false;
+  #closing = false;
   #flushingOutcomes = false;
 
-  constructor(ctx: AppContext, outcomes: OutcomeCounter, write: WriteBatch, opts: WriterOptions) {
+  constructor(ctx: AppContext, outcomes: OutcomeCounter, write: WriteBatch, inbox: Inbox, opts: WriterOptions) {
     this.#ctx = ctx;
     this.#outcomes = outcomes;
     this.#write = write;
+    this.#inbox = inbox;
+    this.#maxEvents = opts.maxEvents;
+    this.#maxBytes = opts.maxBytes;
     this.#drainTimeoutMs = opts.drainTimeoutMs;
+    this.#processor = new EventProcessor({
+      log: ctx.log,
+      write,
+      batchSize: opts.batchSize,
+      flushMs: opts.flushMs,
+      concurrency: opts.concurrency,
+      takeOutcomes: () => this.#outcomes.take(),
+      putBackOutcomes: (rows) => this.#outcomes.putBack(rows),
+      onRejected: (e) => this.#outcomes.add(e.project.id, e.receivedAt, invalid('invalid_event'), 'error'),
+    });
     this.#rows = new DurableWriter<QueuedEvent>({
       name: 'events',
       log: ctx.log,
-      commit: (events) => this.#commit(events),
+      commit: (events) => this.#toInbox(events),
       sizeOf: (e) => e.payload.length,
       maxRows: opts.maxEvents,
       maxBytes: opts.maxBytes,
@@ -81,11 +117,17 @@ export class BatchWriter {
       },
     });
     this.#ticker = setInterval(() => void this.#flushOutcomes(), OUTCOME_FLUSH_MS).unref();
+    this.#sweeper = setInterval(() => void this.sweep(), opts.sweepMs ?? SWEEP_MS).unref();
+    setImmediate(() => void this.sweep());
   }
 
-  /** Events waiting: reserved, queued or being written. */
+  /** Events waiting: reserved, queued or being written to the inbox, and in the inbox not yet processed. */
   get pending(): number {
-    return this.#rows.pending;
+    return this.#rows.pending + this.#processor.pending;
+  }
+
+  get processorStats(): EventProcessor['stats'] {
+    return this.#processor.stats;
   }
 
   /** True while Postgres is unreachable and events go to the journal (for health reports). */
@@ -116,6 +158,10 @@ export class BatchWriter {
 
   /** Holds a place for one event of `bytes`, or throws ingest_queue_full / journal_full. */
   reserve(bytes: number): Reservation {
+    const processing = this.#processor.pending;
+    if (!this.#closing && processing > 0 && (processing + this.#rows.pending + 1 > this.#maxEvents || this.#processor.pendingBytes + bytes > this.#maxBytes)) {
+      throw svcError('ingest_queue_full', undefined, { pending_events: this.pending }, { 'Retry-After': '1' });
+    }
     try {
       return this.#rows.reserve(bytes);
     } catch (e) {
@@ -131,9 +177,15 @@ export class BatchWriter {
 
   /** Stops taking events, makes everything acknowledged durable, and writes the outcome counts. */
   async drain(): Promise<void> {
+    this.#closing = true;
     clearInterval(this.#ticker);
+    clearInterval(this.#sweeper);
     const deadline = Date.now() + this.#drainTimeoutMs;
     await this.#rows.drain(this.#drainTimeoutMs);
+    if (!(await this.#processor.settle(deadline))) {
+      // They stay in the inbox: any node claims them once their lease runs out.
+      this.#ctx.log.error({ unprocessed_events: this.#processor.pending }, 'ingest drain left acknowledged events in the inbox: the database stayed unavailable');
+    }
     // The requests answered by the last commits count their items' outcomes in their own continuations: let them run.
     await new Promise((r) => setImmediate(r));
     while (this.#outcomes.size > 0) {
@@ -145,10 +197,37 @@ export class BatchWriter {
     }
   }
 
+  /**
+   * Claims rows whose node's lease ran out (a node that crashed after the inbox commit) and processes them here,
+   * while the backlog has room. Runs at start and every sweepMs.
+   */
+  async sweep(): Promise<void> {
+    if (this.#sweeping || this.#closing || this.#rows.databaseDown) return;
+    this.#sweeping = true;
+    try {
+      const room = Math.min(this.#maxEvents - this.pending, this.#processor.batchSize * 4);
+      if (room <= 0) return;
+      const items = await this.#inbox.claimExpired(room);
+      if (items.length === 0) return;
+      this.#ctx.log.info({ events: items.length }, 'processing events another node left in the inbox');
+      this.#processor.add(items);
+    } catch (err) {
+      this.#ctx.log.warn({ err }, 'the ingest inbox could not be swept; retrying later');
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  /** The durable commit: the events' inbox rows; then they are handed to the processing. */
+  async #toInbox(events: QueuedEvent[]): Promise<void> {
+    const ids = await this.#inbox.insert(events);
+    this.#processor.add(events.map((event, i) => ({ id: ids[i], event })));
+  }
+
   async #commit(events: QueuedEvent[]): Promise<readonly RowRejection[] | void> {
     const outcomes = this.#outcomes.take();
     try {
-      return await this.#write(events, outcomes);
+      return await this.#write(events, outcomes, []);
     } catch (err) {
       this.#outcomes.putBack(outcomes);
       throw err;
@@ -158,7 +237,7 @@ export class BatchWriter {
   /** Outcome counts alone, while no batch carries them (an idle writer); true when written or nothing to write. */
   async #flushOutcomes(): Promise<boolean> {
     if (this.#outcomes.size === 0) return true;
-    if (this.#flushingOutcomes || this.#rows.pending > 0) return false;
+    if (this.#flushingOutcomes || this.pending > 0) return false;
     this.#flushingOutcomes = true;
     try {
       await this.#commit([]);

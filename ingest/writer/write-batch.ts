@@ -3,7 +3,9 @@
  * outside the transaction), then one transaction that stores the events with their issue changes and outbox rows,
  * and adds the outcome counts. An event that cannot be prepared (it passed the fast path's checks, so this is not
  * expected) is logged by id and returned as rejected; it never takes the batch down. A repeated (project, event_id)
- * (within the batch, or already stored: a journal replay) is skipped and counts once.
+ * (within the batch, or already stored: a replay or a recovered inbox row) is skipped and counts once. The same
+ * transaction deletes the events' ingest_inbox rows (ingest-inbox.ts), so an event leaves the inbox exactly when it
+ * is stored (or refused for its content).
  */
 import type { AppContext } from '../../core/context.ts';
 import type { RowRejection } from '../../core/writes/durable-writer.ts';
@@ -11,11 +13,12 @@ import type { OutcomeRow } from '../outcome-counter.ts';
 import type { WriteBatch } from './batch-writer.ts';
 import type { PreparePool } from './prepare-pool.ts';
 import type { QueuedEvent } from './queued-event.ts';
+import { deleteInbox } from './ingest-inbox.ts';
 import { storeEvents, type PreparedEvent } from './store-events.ts';
 import { writeOutcomes } from './write-outcomes.ts';
 
 export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch {
-  return async (events: QueuedEvent[], outcomes: OutcomeRow[]) => {
+  return async (events: QueuedEvent[], outcomes: OutcomeRow[], inboxIds: readonly string[] = []) => {
     const positions = uniquePositions(events);
     const unique = positions.map((i) => events[i]);
     const batch = unique.length > 0 ? await pool.prepare(unique) : undefined;
@@ -25,12 +28,13 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
       rejected.push({ index: positions[f.index], reason: f.message });
     }
     const prepared: PreparedEvent[] = (batch?.metas ?? []).map((m) => ({ ...m, project: unique[m.index].project }));
-    if (prepared.length === 0 && outcomes.length === 0) return rejected;
+    if (prepared.length === 0 && outcomes.length === 0 && inboxIds.length === 0) return rejected;
     await ctx.db.tx(async (q) => {
       // pg takes the bytes as they are; the embedded database wants text.
       const rows = ctx.db.kind === 'postgres' ? batch?.rows : batch?.rows.toString('utf8');
       if (rows && prepared.length > 0) await storeEvents(q, prepared, rows, new Date(ctx.clock.now()), ctx.config.publicUrl);
       await writeOutcomes(q, outcomes);
+      await deleteInbox(q, inboxIds);
     });
     return rejected;
   };
