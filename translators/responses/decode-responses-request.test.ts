@@ -57,6 +57,12 @@ describe('decodeResponsesRequest', () => {
     expect(conv.warnings).toHaveLength(2);
   });
 
+  it('drops an item_reference with a warning that names it and says how to avoid it', () => {
+    const conv = decodeResponsesRequest({ model: 'm', input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id: 'msg_abc' }, { role: 'user', content: 'more' }] });
+    expect(conv.turns.map((t) => t.role)).toEqual(['user', 'user']);
+    expect(conv.warnings).toEqual(['input[1] (item_reference msg_abc) was dropped: the gateway keeps no responses, so the item it names is unknown; send the items themselves (store: false).']);
+  });
+
   it('drops built-in tools with a warning and refuses a tool_choice that forces one', () => {
     const conv = decodeResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }], tool_choice: 'auto' });
     expect(conv.tools).toEqual([]);

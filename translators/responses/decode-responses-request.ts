@@ -85,6 +85,10 @@ function decodeItems(items: ResponsesInputItem[], conv: Conversation, flat: Tool
         leading = false;
         conv.turns.push({ role: 'user', parts: inputParts(item.content) });
       }
+    } else if ((item as { type: unknown }).type === 'item_reference') {
+      // Sent for items of an earlier stored response (the AI SDK's default store: true); nothing here can resolve it.
+      const id = String((item as { id?: unknown }).id);
+      conv.warnings.push(`input[${i}] (item_reference ${id}) was dropped: the gateway keeps no responses, so the item it names is unknown; send the items themselves (store: false).`);
     } else {
       conv.warnings.push(`input[${i}] of type ${String((item as { type: unknown }).type)} has no equivalent and was dropped.`);
     }
