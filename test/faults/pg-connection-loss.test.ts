@@ -43,6 +43,13 @@ describe('Postgres connection loss', () => {
     const lost: Error[] = [];
     const held = await db.tryLock(43, (err) => lost.push(err));
     expect(held).not.toBeNull();
+    // All four sessions must exist before they are ended (on a loaded machine a connect can lag): the pg_sleep one
+    // would otherwise run its 30 s.
+    const backends = async () => {
+      const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()", [`svc-${process.pid}`]).catch(() => ({ rows: [{ n: 0 }] }));
+      return r.rows[0].n;
+    };
+    await expect.poll(backends, { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(4);
     await expect.poll(() => server.terminateBackends(`svc-${process.pid}`), { timeout: 10_000 }).toBeGreaterThan(0);
     releaseTx();
     await expect(tx).rejects.toThrow();
@@ -56,7 +63,7 @@ describe('Postgres connection loss', () => {
     const again = await db.tryLock(43);
     expect(again).not.toBeNull();
     await again!();
-  });
+  }, 90_000);
 
   it('survives a Postgres restart with idle and checked-out connections', async () => {
     const held = await db.tryLock(44);
