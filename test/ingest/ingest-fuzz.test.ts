@@ -114,7 +114,10 @@ it(`survives ${CASES} mutated requests without a 5xx, a hang or unbounded memory
       });
       const text = await res.body.text();
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-      if (res.statusCode >= 500) throw new Error(`case ${i} (seed ${SEED}): ${res.statusCode} ${text}`);
+      // Mutated bodies that inflate far may meet the node's inflate budget: a 503 that says so and when to retry is
+      // the designed answer, not a failure.
+      const shed = res.statusCode === 503 && text.includes('"ingest_overloaded"') && res.headers['retry-after'] !== undefined;
+      if (res.statusCode >= 500 && !shed) throw new Error(`case ${i} (seed ${SEED}): ${res.statusCode} ${text}`);
       if (res.statusCode !== 200) {
         const err = (JSON.parse(text) as { error: { code: string; message: string } }).error;
         expect(err.code, `case ${i}`).toMatch(/^[a-z_]+$/);
@@ -125,7 +128,7 @@ it(`survives ${CASES} mutated requests without a 5xx, a hang or unbounded memory
   await Promise.all(Array.from({ length: 8 }, worker));
   await agent.close();
   peak = Math.max(peak, process.memoryUsage().rss);
-  expect([...statuses.keys()].every((c) => c < 500)).toBe(true);
+  expect([...statuses.keys()].every((c) => c < 500 || c === 503)).toBe(true);
   expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
   expect([...statuses.keys()].some((c) => c >= 400)).toBe(true);
   if (child) {
