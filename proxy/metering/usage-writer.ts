@@ -1,8 +1,8 @@
 /**
  * Writes usage records on the shared durable write path (core/writes/durable-writer.ts; DESIGN.md §1 "hot-path
  * writes are batched"): records queue in memory and are written with one INSERT (column arrays, unnest) every
- * `flushMs` (5 ms: the answer's last byte waits for it) or as soon as `batchSize` rows wait, one INSERT at a time
- * (records gather while one runs). write() resolves once the record is durable: committed, or fsynced
+ * time the writer is free (no group wait: the answer's last byte waits for it; a 5 ms wait measured 25 % fewer
+ * gateway calls/s than none) or as soon as `batchSize` rows wait, one INSERT at a time (records gather while one runs). write() resolves once the record is durable: committed, or fsynced
  * to the node's usage journal (`<dataDir>/journal/usage/`) while Postgres is unreachable; the gateway waits for
  * it before the last byte of the answer leaves.
  *
@@ -119,7 +119,7 @@ export class UsageWriter {
       maxRows: Number.MAX_SAFE_INTEGER,
       maxBytes: Number.MAX_SAFE_INTEGER,
       batchSize: options.batchSize ?? 500,
-      flushMs: options.flushMs ?? 5,
+      flushMs: options.flushMs ?? 0,
       ...(options.journal ? { journal: { journal: new WriteJournal(options.journal.dir, { maxBytes: options.journal.maxBytes }), codec } } : {}),
       whenJournalFull: 'hold',
       refuse: () => svcError('usage_backlog'),
