@@ -60,6 +60,8 @@ const SAME: Array<[string, Record<string, unknown>, Record<string, unknown>]> = 
   ['captureMessage without a message field uses the synthetic value',
     { exception: { values: [{ value: 'Job 17 stalled', mechanism: { type: 'generic', synthetic: true }, stacktrace: { frames: APP } }] } },
     { message: 'Job 99 stalled' }],
+  ['the same message at different levels (the type, not the level, stands beside the message)',
+    { message: 'Disk low', level: 'warning' }, { message: 'Disk low', level: 'error' }],
   ['a fingerprint of only {{ default }} is the default grouping',
     exc('E', 'x', APP), exc('E', 'x', APP, { fingerprint: ['{{ default }}'] })],
   ['{{default}} without spaces is the same variable',
@@ -74,11 +76,10 @@ const DIFFERENT: Array<[string, Record<string, unknown>, Record<string, unknown>
   ['different functions in the same file', exc('E', 'x', [f('/app/a.js', 'one', 1)]), exc('E', 'x', [f('/app/a.js', 'two', 1)])],
   ['different paths with the same basename', exc('E', 'x', [f('/app/users/index.js', 'f', 1)]), exc('E', 'x', [f('/app/orders/index.js', 'f', 1)])],
   ['different messages', { message: 'Cache miss' }, { message: 'Cache hit ratio low' }],
-  ['different levels of the same message', { message: 'Disk low', level: 'warning' }, { message: 'Disk low', level: 'error' }],
   ['a message event and an exception event', { message: 'E: x' }, exc('E', 'x', [])],
   ['default vs default plus a custom part', exc('E', 'x', APP), exc('E', 'x', APP, { fingerprint: ['{{ default }}', 'tenant-a'] })],
   ['custom parts differ', exc('E', 'x', APP, { fingerprint: ['{{ default }}', 'tenant-a'] }), exc('E', 'x', APP, { fingerprint: ['{{ default }}', 'tenant-b'] })],
-  ['a custom literal never equals a default component', { message: 'x', fingerprint: ['level:error', 'message:x'] }, { message: 'x' }],
+  ['a custom literal never equals a default component', { message: 'x', fingerprint: ['type:default', 'message:x'] }, { message: 'x' }],
   ['exceptions without frames and different words', exc('DbError', 'connection refused', []), exc('DbError', 'deadlock detected', [])],
 ];
 
@@ -106,8 +107,19 @@ describe('fingerprintEvent: components', () => {
       .toEqual(['custom:tenant', 'type:E', 'frame:/app/a.js|a', 'custom:x']);
   });
 
-  it('gives message events level and parameterised message', () => {
-    expect(group({ message: 'Payment 123 failed', level: 'warning' }).components).toEqual(['level:warning', 'message:Payment <num> failed']);
+  it('gives message events their type and parameterised message', () => {
+    expect(group({ message: 'Payment 123 failed', level: 'warning' }).components).toEqual(['type:default', 'message:Payment <num> failed']);
+  });
+
+  it('gives message events their hash under the previous rule (level and message) too', () => {
+    const legacy = group({ message: 'Payment 123 failed', level: 'warning', fingerprint: ['{{ default }}', 'db'] }).legacyHash;
+    expect(legacy).toMatch(/^[0-9a-f]{32}$/);
+    expect(group({ message: 'Payment 7 failed', level: 'warning', fingerprint: ['{{ default }}', 'db'] }).legacyHash).toBe(legacy);
+    expect(group({ message: 'Payment 7 failed', level: 'error', fingerprint: ['{{ default }}', 'db'] }).legacyHash).not.toBe(legacy);
+  });
+
+  it('gives exception events no previous hash (their rule did not change)', () => {
+    expect(group(exc('TypeError', 'x', APP)).legacyHash).toBeUndefined();
   });
 
   it('falls back for events with neither exception nor message', () => {

@@ -104,7 +104,7 @@ describe('envelopes from @sentry/node', () => {
     const ra = (await Promise.all(a.map((r) => ingest(r)))).find((r) => r.event)!;
     const rb = (await Promise.all(b.map((r) => ingest(r)))).find((r) => r.event)!;
     expect(ra.event).toMatchObject({ type: 'default', level: 'warning', message: 'Cart 17 is empty', title: 'Cart 17 is empty' });
-    expect(ra.group!.components).toEqual(['level:warning', 'message:Cart <num> is empty']);
+    expect(ra.group!.components).toEqual(['type:default', 'message:Cart <num> is empty']);
     expect(ra.group!.hash).toBe(rb.group!.hash);
   });
 

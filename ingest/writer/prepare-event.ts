@@ -30,6 +30,8 @@ export interface PreparedMeta {
   projectId: number;
   eventId: string;
   fingerprint: string;
+  /** The fingerprint under the previous grouping version, when it differs (fingerprint-event.ts). */
+  legacyFingerprint?: string;
   title: string;
   culprit: string;
   level: string;
@@ -66,11 +68,12 @@ export function prepareEvent(input: PrepareInput, payload: Buffer): { meta: Prep
     ...(input.sentAt !== undefined ? { sentAt: input.sentAt } : {}),
     ...(input.clientIp !== undefined ? { clientIp: input.clientIp } : {}),
   });
-  const fingerprint = fingerprintEvent(event).hash;
+  const { hash: fingerprint, legacyHash } = fingerprintEvent(event);
   const meta: PreparedMeta = {
     projectId: input.projectId,
     eventId: event.eventId,
     fingerprint,
+    ...(legacyHash !== undefined ? { legacyFingerprint: legacyHash } : {}),
     title: storableText(event.title),
     culprit: storableText(event.culprit),
     level: event.level,

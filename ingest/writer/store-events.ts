@@ -1,7 +1,8 @@
 /**
  * Stores a batch of prepared events inside the caller's transaction:
  *
- * 1. create missing issues (insert-if-absent) and read every group's issue id;
+ * 1. keep issues stored under the previous grouping rule (adopt-legacy-issues.ts), create missing issues
+ *    (insert-if-absent) and read every group's issue id;
  * 2. insert the events: a repeated (project, event_id) is skipped and counts for nothing after this step;
  * 3. people (insert-if-absent per issue and person hash), releases, hourly counts;
  * 4. lock the issues (id order), apply state changes (issue-transition.ts) and add the counts;
@@ -18,6 +19,7 @@ import {
   updateIssues, upsertReleases, type IssueUpdate, type LockedIssue, type ReleaseSeen,
 } from './batch-statements.ts';
 import { issuePayload, type SpikeInfo } from './issue-notification.ts';
+import { adoptLegacyIssues } from './adopt-legacy-issues.ts';
 import { applyEvents } from './issue-transition.ts';
 import type { PreparedMeta } from './prepare-event.ts';
 import type { IngestProject } from '../project-lookup.ts';
@@ -51,6 +53,7 @@ export interface StoreResult {
 export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: string | Buffer, now: Date, publicUrl: string): Promise<StoreResult> {
   const groups = groupEvents(events);
 
+  await adoptLegacyIssues(q, events);
   const created = await insertMissingIssues(q, groups.map((g) => {
     const first = g.events[0];
     return {
