@@ -76,6 +76,7 @@ export const ERRORS = {
   key_requests_per_day: def(429, "The key's requests-per-day limit is reached."),
   key_tokens_per_month: def(403, "The key's monthly token budget is spent."),
   key_dollars_per_month: def(403, "The key's monthly dollar budget is spent."),
+  model_unpriced: def(403, 'The model has no price, so a dollar budget cannot count the call.'),
   team_ai_tokens: def(403, "The team's monthly AI token budget is spent."),
   team_ai_keys: def(422, 'The team already has as many gateway keys as its limit allows.'),
   usage_backlog: def(503, 'Usage records cannot be written right now (the database is slow or unreachable); new calls are refused until they are. Retry shortly.'),

@@ -15,28 +15,29 @@
  *   write premium, so their cacheWrite equals input (Google's hourly storage fee for explicit caches is not a
  *   per-token price and is left out).
  *
- * Matching (price-of.ts): `match` lists `*` patterns; without it an entry matches its id exactly, `<id>-*` (dated
- * and suffixed ids such as `claude-sonnet-4-5-20250929`, `gpt-4o-2024-11-20`, `gemini-2.5-flash-preview-09-2025`) and
- * `<id>@*` (Vertex AI's `claude-sonnet-4-5@20250929`). The most specific pattern wins, so `gpt-4o-mini` beats
- * `gpt-4o-*`. Family entries (`claude-opus-4*`) price later point releases of a family at the family's latest known
- * list price until the table names them.
+ * Matching (price-of.ts) is exact: an id is priced by the entry of that id, or of one of its `aliases`, after its
+ * version suffixes are taken off: dates (`claude-sonnet-4-5-20250929`, `gpt-4o-2024-11-20`), `-latest`, Vertex
+ * AI's `@20250929`, Gemini's `-001`, `-preview`, `-preview-09-2025`, `-exp`. Anything else is unpriced and says so
+ * (`gpt-4o-nope` is not `gpt-4o`, `claude-opus-4-7` is not some other Opus): a new model gets its price from a new
+ * row here or from an instance override, never from a guess.
  */
 
 export interface ListPrice {
-  /** The model id (or, for a family entry, a pattern) shown in GET /api/v1/prices. */
+  /** The model id shown in GET /api/v1/prices. */
   model: string;
-  match?: readonly string[];
+  /** Other exact ids of the same model (before version suffixes are taken off). */
+  aliases?: readonly string[];
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
 }
 
-const anthropic = (model: string, input: number, output: number, match?: string[]): ListPrice => ({
-  model, input, output, cacheRead: input / 10, cacheWrite: input * 1.25, ...(match ? { match } : {}),
+const anthropic = (model: string, input: number, output: number, aliases?: string[]): ListPrice => ({
+  model, input, output, cacheRead: input / 10, cacheWrite: input * 1.25, ...(aliases ? { aliases } : {}),
 });
-const flat = (model: string, input: number, output: number, cacheRead: number, match?: string[]): ListPrice => ({
-  model, input, output, cacheRead, cacheWrite: input, ...(match ? { match } : {}),
+const flat = (model: string, input: number, output: number, cacheRead: number): ListPrice => ({
+  model, input, output, cacheRead, cacheWrite: input,
 });
 
 export const LIST_PRICES_AS_OF = '2026-02-15';
@@ -46,19 +47,16 @@ export const LIST_PRICES: readonly ListPrice[] = [
   anthropic('claude-opus-4-6', 5, 25),
   anthropic('claude-opus-4-5', 5, 25),
   anthropic('claude-opus-4-1', 15, 75),
-  anthropic('claude-opus-4-0', 15, 75, ['claude-opus-4-0*', 'claude-opus-4', 'claude-opus-4-2025*', 'claude-opus-4@2025*']),
-  anthropic('claude-opus-4*', 5, 25, ['claude-opus-4*']),
+  anthropic('claude-opus-4-0', 15, 75, ['claude-opus-4']),
   anthropic('claude-sonnet-4-5', 3, 15),
-  anthropic('claude-sonnet-4-0', 3, 15, ['claude-sonnet-4-0*', 'claude-sonnet-4', 'claude-sonnet-4-2025*', 'claude-sonnet-4@2025*']),
-  anthropic('claude-sonnet-4*', 3, 15, ['claude-sonnet-4*']),
+  anthropic('claude-sonnet-4-0', 3, 15, ['claude-sonnet-4']),
   anthropic('claude-haiku-4-5', 1, 5),
-  anthropic('claude-haiku-4*', 1, 5, ['claude-haiku-4*']),
   anthropic('claude-3-7-sonnet', 3, 15),
   anthropic('claude-3-5-haiku', 0.8, 4),
 
   // OpenAI (cached input as listed; no cache-write premium).
   flat('gpt-4o', 2.5, 10, 1.25),
-  flat('gpt-4o-2024-05-13', 5, 15, 5, ['gpt-4o-2024-05-13']),
+  flat('gpt-4o-2024-05-13', 5, 15, 5),
   flat('gpt-4o-mini', 0.15, 0.6, 0.075),
   flat('gpt-4.1', 2, 8, 0.5),
   flat('gpt-4.1-mini', 0.4, 1.6, 0.1),
@@ -83,6 +81,6 @@ export const LIST_PRICES: readonly ListPrice[] = [
   flat('gemini-2.5-pro', 1.25, 10, 0.125),
   flat('gemini-2.5-flash', 0.3, 2.5, 0.03),
   flat('gemini-2.5-flash-lite', 0.1, 0.4, 0.01),
-  flat('gemini-3-pro', 2, 12, 0.2, ['gemini-3-pro', 'gemini-3-pro-*']),
-  flat('gemini-3-flash', 0.5, 3, 0.05, ['gemini-3-flash', 'gemini-3-flash-*']),
+  flat('gemini-3-pro', 2, 12, 0.2),
+  flat('gemini-3-flash', 0.5, 3, 0.05),
 ];

@@ -17,7 +17,6 @@ describe('list prices', () => {
     expect(listPriceOf('gpt-4o-2024-05-13')).toMatchObject({ input: 5, output: 15 });
     expect(listPriceOf('gpt-5-mini')?.matched).toBe('gpt-5-mini');
     expect(listPriceOf('gpt-5.1-codex-mini')?.matched).toBe('gpt-5.1-codex-mini');
-    expect(listPriceOf('gpt-5.1-codex')?.matched).toBe('gpt-5.1');
     expect(listPriceOf('gemini-2.5-flash-lite')?.matched).toBe('gemini-2.5-flash-lite');
     expect(listPriceOf('o3-mini')?.matched).toBe('o3-mini');
   });
@@ -27,7 +26,22 @@ describe('list prices', () => {
     expect(listPriceOf('claude-opus-4-0')?.input).toBe(15);
     expect(listPriceOf('claude-opus-4-1-20250805')).toMatchObject({ matched: 'claude-opus-4-1', input: 15 });
     expect(listPriceOf('claude-opus-4-5-20251101')).toMatchObject({ matched: 'claude-opus-4-5', input: 5 });
-    expect(listPriceOf('claude-opus-4-7')).toMatchObject({ matched: 'claude-opus-4*', input: 5 });
+  });
+
+  it('match -latest, Gemini version and preview suffixes', () => {
+    expect(listPriceOf('claude-3-7-sonnet-latest')?.matched).toBe('claude-3-7-sonnet');
+    expect(listPriceOf('gemini-2.0-flash-001')).toBeNull();
+    expect(listPriceOf('gemini-2.5-flash-001')?.matched).toBe('gemini-2.5-flash');
+    expect(listPriceOf('gemini-2.5-pro-exp-0325')?.matched).toBe('gemini-2.5-pro');
+    expect(listPriceOf('claude-sonnet-4-20250514')).toMatchObject({ matched: 'claude-sonnet-4-0', input: 3 });
+  });
+
+  it('price nothing by resemblance: another name is another model', () => {
+    expect(listPriceOf('gpt-4o-nope')).toBeNull();
+    expect(listPriceOf('gpt-5.1-codex')).toBeNull();
+    expect(listPriceOf('claude-opus-4-7')).toBeNull();
+    expect(listPriceOf('gemini-3-pro-image-preview')).toBeNull();
+    expect(listPriceOf('gpt-4o-audio-preview')).toBeNull();
   });
 
   it('know nothing of unknown models', () => {

@@ -2,8 +2,9 @@
  * What a call costs: the price of a model (an instance override, else the list price in list-prices.ts) and the
  * cost of a usage record in USD. Prices are USD per million tokens.
  *
- * Overrides always win over list prices; among overrides, and among list prices, the most specific matching pattern
- * wins (an exact id beats `claude-*`, which beats `*`). Gemini's `models/` prefix is ignored.
+ * Overrides always win over list prices; among overrides the most specific matching pattern wins (an exact id beats
+ * `claude-*`, which beats `*`). List prices match exactly, version suffixes aside (list-prices.ts). Gemini's
+ * `models/` prefix is ignored.
  */
 import { bestMatch } from './model-pattern.ts';
 import { LIST_PRICES, type ListPrice } from './list-prices.ts';
@@ -34,11 +35,11 @@ export interface TokenCounts {
   cacheWriteTokens?: number;
 }
 
-const LIST_BY_PATTERN = new Map<string, ListPrice>();
-for (const p of LIST_PRICES) {
-  for (const pattern of p.match ?? [p.model, `${p.model}-*`, `${p.model}@*`]) LIST_BY_PATTERN.set(pattern, p);
-}
-const listMemo = new Map<string, ListPrice | null>();
+const LIST_BY_ID = new Map<string, ListPrice>();
+for (const p of LIST_PRICES) for (const id of [p.model, ...(p.aliases ?? [])]) LIST_BY_ID.set(id, p);
+
+/** One version suffix at the end of an id: a date, `-latest`, Vertex's `@…`, Gemini's `-001`, `-preview…`, `-exp…`. */
+const VERSION_SUFFIX = /(?:-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3}|latest|preview(?:-\d{2}-\d{2,4})?|exp(?:-\d{4})?)|@[\w.-]+)$/;
 
 function normalise(model: string): string {
   return model.startsWith('models/') ? model.slice('models/'.length) : model;
@@ -46,16 +47,20 @@ function normalise(model: string): string {
 
 const priceFields = (p: Price): Price => ({ input: p.input, output: p.output, cacheRead: p.cacheRead, cacheWrite: p.cacheWrite });
 
+/** The list entry of an id: exact, else with its version suffixes taken off one by one. */
+function listEntryOf(id: string): ListPrice | undefined {
+  for (let candidate = id; ;) {
+    const entry = LIST_BY_ID.get(candidate);
+    if (entry) return entry;
+    const shorter = candidate.replace(VERSION_SUFFIX, '');
+    if (shorter === candidate || shorter === '') return undefined;
+    candidate = shorter;
+  }
+}
+
 /** The list price of `model`, or null when the table has none. */
 export function listPriceOf(model: string): ResolvedPrice | null {
-  const id = normalise(model);
-  let entry = listMemo.get(id);
-  if (entry === undefined) {
-    const pattern = bestMatch(LIST_BY_PATTERN.keys(), id);
-    entry = pattern === undefined ? null : (LIST_BY_PATTERN.get(pattern) ?? null);
-    if (listMemo.size > 5_000) listMemo.clear();
-    listMemo.set(id, entry);
-  }
+  const entry = listEntryOf(normalise(model));
   return entry ? { ...priceFields(entry), matched: entry.model, source: 'list' } : null;
 }
 

@@ -39,7 +39,7 @@ export function limitRefusal(r: Refusal, estimate: CallEstimate, resetsAt: strin
 
 /** A dollar budget cannot be kept for a model without a price: refused rather than counted as free. */
 export function unpricedRefusal(models: string[]): SvcError {
-  return svcError('key_dollars_per_month',
+  return svcError('model_unpriced',
     `This key has a dollar budget, but ${models.join(', ')} has no price, so the call cannot be counted against it; an administrator can set one with PUT /api/v1/prices/{model}.`,
     { limit: 'dollars_per_month', level: 'key', unpriced: models });
 }

@@ -131,7 +131,7 @@ describe('monthly budgets', () => {
     const refused = await env.chatCall(k.secret, body);
     expect(refused.status).toBe(403);
     const e = (await refused.json()).error;
-    expect(e.code).toBe('key_dollars_per_month');
+    expect(e.code).toBe('model_unpriced');
     expect(e.message).toContain('local-llama has no price');
     // A key without a dollar budget is not concerned.
     expect((await env.chatCall((await env.key()).secret, body)).status).toBe(200);
