@@ -1,21 +1,20 @@
 /** MCP tool `list_notifications`: the same list as GET /api/v1/notifications. */
-import { EVENT_KINDS, type EventKind } from '../../core/outbox.ts';
-import { LIST_ARGS, listPage, TEAM_ARG, type McpTool } from '../mcp/mcp-tools.ts';
+import { z } from 'zod';
+import { EVENT_KINDS } from '../../core/outbox.ts';
+import { defineTool, LIST_ARGS, listOutput, listPage, TEAM_ARG } from '../mcp/mcp-tools.ts';
+import { NOTIFICATION_ITEM } from '../mcp/output-shapes.ts';
 import { resolveTeamId } from '../team-of-request.ts';
 import { listNotifications } from './notification-service.ts';
 
-export const listNotificationsTool: McpTool = {
+export const listNotificationsTool = defineTool({
   name: 'list_notifications',
   title: 'List notifications',
   description: 'Events your teams were told about (new issues, budget alerts, …), newest first, with their webhook delivery counts.',
   readOnly: true,
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { ...LIST_ARGS, team: TEAM_ARG, kind: { type: 'string', enum: [...EVENT_KINDS], description: 'Only events of this kind.' } },
+  input: { ...LIST_ARGS, team: TEAM_ARG, kind: z.enum(EVENT_KINDS).optional().describe('Only events of this kind.') },
+  output: listOutput(NOTIFICATION_ITEM),
+  call: async ({ ctx, p }, args) => {
+    const teamId = args.team === undefined ? undefined : await resolveTeamId(ctx.db, args.team);
+    return listNotifications(ctx, p, { teamId, kind: args.kind }, listPage(args, 1));
   },
-  call: async (ctx, p, args) => {
-    const teamId = typeof args.team === 'string' ? await resolveTeamId(ctx.db, args.team) : undefined;
-    return listNotifications(ctx, p, { teamId, kind: args.kind as EventKind | undefined }, listPage(args, 1));
-  },
-};
+});

@@ -178,7 +178,7 @@ const MCP = { 'content-type': 'application/json', accept: 'application/json, tex
 async function callTool(args: Record<string, unknown>, headers: Record<string, string>) {
   const res = await s.api('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'errors_stats', arguments: args } }, { ...MCP, ...headers });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().result as { structuredContent: Record<string, unknown>; isError?: boolean };
+  return res.json().result as { structuredContent: Record<string, unknown>; isError?: boolean; content: Array<{ text: string }> };
 }
 
 describe('the errors_stats MCP tool', () => {
@@ -190,10 +190,10 @@ describe('the errors_stats MCP tool', () => {
     expect(tool.structuredContent.totals).toEqual([{ outcome: 'rate_limited', reason: 'project_events_per_minute', quantity: 2 }]);
     const hidden = await callTool({ project: fixed.id }, outsider.headers);
     expect(hidden.isError).toBe(true);
-    expect(JSON.stringify(hidden.structuredContent)).toContain('project_not_found');
+    expect(hidden.content[0].text).toContain('project_not_found');
     const tooLong = await callTool({ project: fixed.id, since: '2025-01-01', until: '2026-01-01' }, reader.headers);
     expect(tooLong.isError).toBe(true);
-    expect(JSON.stringify(tooLong.structuredContent)).toContain('invalid_time_range');
+    expect(tooLong.content[0].text).toContain('invalid_time_range');
   });
 });
 

@@ -47,7 +47,7 @@ let rpcId = 1;
 async function callTool(name: string, args: Record<string, unknown>, headers: Record<string, string>) {
   const res = await s.api('POST', '/mcp', { jsonrpc: '2.0', id: rpcId++, method: 'tools/call', params: { name, arguments: args } }, { ...MCP, ...headers });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json().result as { structuredContent: Record<string, unknown> & { items?: Array<Record<string, unknown>> }; isError?: boolean };
+  return res.json().result as { structuredContent: Record<string, unknown> & { items?: Array<Record<string, unknown>> }; isError?: boolean; content: Array<{ text: string }> };
 }
 
 describe('MCP tools', () => {
@@ -68,7 +68,7 @@ describe('MCP tools', () => {
     expect(issues.structuredContent.items?.map((x) => x.id)).toEqual([issue]);
     const hidden = await callTool('list_issues', { project: p.id }, outsider.headers);
     expect(hidden.isError).toBe(true);
-    expect(JSON.stringify(hidden.structuredContent)).toContain('project_not_found');
+    expect(hidden.content[0].text).toContain('project_not_found');
     expect((await callTool('list_projects', {}, outsider.headers)).structuredContent.items).toEqual([]);
   });
 
@@ -78,9 +78,9 @@ describe('MCP tools', () => {
     expect(done.structuredContent).toMatchObject({ id: issue, state: 'ignored', ignore_until_count: 10, assignee: member.id });
     const refused = await callTool('update_issue', { issue, state: 'resolved' }, reader.headers);
     expect(refused.isError).toBe(true);
-    expect(JSON.stringify(refused.structuredContent)).toContain('insufficient_scope');
+    expect(refused.content[0].text).toContain('insufficient_scope');
     const bad = await callTool('update_issue', { issue, state: 'ignored', ignore_until_count: 0 }, member.headers);
-    expect(JSON.stringify(bad.structuredContent)).toContain('invalid_ignore_count');
+    expect(bad.content[0].text).toContain('invalid_ignore_count');
     const back = await callTool('update_issue', { issue, state: 'unresolved', assignee: 'nobody' }, member.headers);
     expect(back.structuredContent).toMatchObject({ state: 'unresolved', assignee: null });
     expect((await s.api('GET', `/api/v1/issues/${issue}`)).json()).toMatchObject({ state: 'unresolved', assignee: null });

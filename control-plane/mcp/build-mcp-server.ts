@@ -1,0 +1,47 @@
+/**
+ * One MCP server (the SDK's McpServer) for one HTTP request: stateless, so each POST gets a fresh server and
+ * transport, bound to the caller. Each registered tool runs with the caller's Principal; a refusal (SvcError)
+ * becomes a tool error result with the REST code and message, so that the model can correct itself; any other failure is
+ * logged and answered as an internal error without its text.
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools
+ */
+// eslint-disable-next-line no-restricted-imports -- the SDK's own server/ folder, not this project's server/
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isSvcError } from '../../core/errors.ts';
+import type { McpTool, ToolCall } from './mcp-tools.ts';
+
+const INSTRUCTIONS = 'Tools of the svc service (AI gateway and error tracking). They act with the permissions of the API token used to connect; list tools return {items, next_cursor} pages: pass next_cursor back as cursor for the next page.';
+
+async function runTool(tool: McpTool, c: ToolCall, args: Record<string, unknown>): Promise<CallToolResult> {
+  try {
+    const structured = await tool.call(c, args) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  } catch (err) {
+    if (!isSvcError(err)) {
+      c.ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
+      return { content: [{ type: 'text', text: 'internal_error: The tool failed with an internal error.' }], isError: true };
+    }
+    // No structuredContent: clients check it against the tool's output schema even on errors. The second text is
+    // the family's error object, for clients that want the details.
+    const error = { code: err.code, message: err.message, details: err.details };
+    return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }, { type: 'text', text: JSON.stringify({ error }) }], isError: true };
+  }
+}
+
+export function buildMcpServer(tools: readonly McpTool[], c: ToolCall): McpServer {
+  const server = new McpServer(
+    { name: 'svc', title: 'svc AI gateway and error tracking', version: c.ctx.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  for (const tool of tools) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, openWorldHint: false },
+    }, (args: Record<string, unknown>) => runTool(tool, c, args));
+  }
+  return server;
+}
