@@ -11,6 +11,7 @@ import { migrate } from '../core/db/migrate.ts';
 import { bootstrapAdmin } from '../control-plane/identity/bootstrap-admin.ts';
 import { buildServer } from './build-server.ts';
 import { drainJournals } from './journal-drain.ts';
+import { checkPublicUrlForRole } from './public-url-check.ts';
 import { MIGRATIONS_DIR, openContext, openDb } from './open-context.ts';
 
 const ROLES: Role[] = ['all', 'proxy', 'control-plane'];
@@ -25,7 +26,9 @@ export async function main(): Promise<void> {
   const role = values.role as Role;
   if (!ROLES.includes(role)) throw new ConfigError('--role', `must be one of ${ROLES.join(', ')}`);
   const config = loadConfig();
+  const publicUrlWarning = command === 'serve' ? checkPublicUrlForRole(role) : undefined;
   const log = createLogger(config.logLevel);
+  if (publicUrlWarning) log.warn(publicUrlWarning);
 
   if (command === 'migrate') {
     const db = await openDb(config);

@@ -1,0 +1,72 @@
+/**
+ * svc split by role as docs/deployment.md describes it, on one machine: `n` `--role proxy` nodes and one
+ * `--role control-plane` node (real processes, each on a fixed free port and its own data directory) behind HAProxy
+ * running deploy/haproxy.cfg, with SVC_PUBLIC_URL naming the balancer. A proxy node can be killed and started
+ * again on the same port and data directory (the balancer's configuration names fixed addresses).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../support/free-port.ts';
+import { spawnNode, type NodeProcess } from '../../support/spawn-node.ts';
+import { startHaproxy, type Haproxy } from './start-haproxy.ts';
+
+export interface SplitCluster {
+  /** The balancer's address: what clients, DSNs and SVC_PUBLIC_URL use. */
+  url: string;
+  lb: Haproxy;
+  controlPlane: NodeProcess;
+  /** The proxy nodes' current processes (replaced by restartProxy). */
+  proxies: NodeProcess[];
+  /** Exits the test did not cause (anything but its SIGKILL and SIGTERM). */
+  unexpectedExits: string[];
+  /** Starts proxy node i again on its port and data directory (after a kill). */
+  restartProxy(i: number): Promise<NodeProcess>;
+  stop(): Promise<void>;
+}
+
+/** `env`: DATABASE_URL, REDIS_URL, SVC_REDIS_PREFIX, SVC_SECRET_KEY, SVC_ADMIN_TOKEN shared by every node. */
+export async function startSplitCluster(opts: { proxies: number; env: Record<string, string> }): Promise<SplitCluster> {
+  const lbPort = await freePort();
+  const url = `http://127.0.0.1:${lbPort}`;
+  const unexpectedExits: string[] = [];
+  const dirs: string[] = [];
+  const start = async (role: 'proxy' | 'control-plane', port: number, dataDir: string) => {
+    const n = await spawnNode(role, { ...opts.env, SVC_PUBLIC_URL: url, PORT: String(port), SVC_DATA_DIR: dataDir });
+    n.proc.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL' && signal !== 'SIGTERM') unexpectedExits.push(`${role} on ${port}: exit ${code} ${signal}:\n${n.output().slice(-4000)}`);
+    });
+    return n;
+  };
+  const slot = async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-lb-node-'));
+    dirs.push(dir);
+    return { port: await freePort(), dir };
+  };
+
+  // The control plane first: it applies the migrations and bootstraps; the proxies then start on a ready schema.
+  const cp = await slot();
+  const controlPlane = await start('control-plane', cp.port, cp.dir);
+  const slots = await Promise.all(Array.from({ length: opts.proxies }, slot));
+  const proxies = await Promise.all(slots.map((s) => start('proxy', s.port, s.dir)));
+  const lb = await startHaproxy({ proxies: slots.map((s) => `127.0.0.1:${s.port}`), controlPlane: `127.0.0.1:${cp.port}`, port: lbPort });
+
+  const cluster: SplitCluster = {
+    url,
+    lb,
+    controlPlane,
+    proxies,
+    unexpectedExits,
+    async restartProxy(i) {
+      await cluster.proxies[i].stop('SIGKILL');
+      cluster.proxies[i] = await start('proxy', slots[i].port, slots[i].dir);
+      return cluster.proxies[i];
+    },
+    async stop() {
+      await lb.stop();
+      await Promise.all([...cluster.proxies, controlPlane].map((n) => n.stop()));
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
