@@ -1,10 +1,11 @@
 /**
- * Authentication for /api/v1 and /mcp: Bearer token (API token or SVC_ADMIN_TOKEN) or the panel's session cookie.
+ * Authentication for /api/v1 and /mcp: Bearer token (API token, access token or SVC_ADMIN_TOKEN) or the panel's
+ * session cookie.
  * Cookie-authenticated requests from another site are refused (403 cross_site_request): browsers send
  * Sec-Fetch-Site, and Origin on cross-origin writes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Authenticator, SESSION_COOKIE } from '../core/auth/authenticate.ts';
+import { Authenticator, SESSION_COOKIE, type AccessTokenVerifier } from '../core/auth/authenticate.ts';
 import type { Principal } from '../core/auth/principal.ts';
 import type { AppContext } from '../core/context.ts';
 import { svcError } from '../core/errors.ts';
@@ -17,6 +18,8 @@ declare module 'fastify' {
     /** The route needs no credentials (meta, health, login, openapi). */
     public?: boolean;
     openapi?: boolean;
+    /** The route reads the Authorization header itself (the OAuth endpoints answer in OAuth's error shape). */
+    ownAuth?: boolean;
   }
 }
 
@@ -56,10 +59,11 @@ function isCrossSite(req: FastifyRequest, publicUrl: string): boolean {
   return false;
 }
 
-export function installAuth(app: FastifyInstance, ctx: AppContext): Authenticator {
-  const auth = new Authenticator(ctx);
+export function installAuth(app: FastifyInstance, ctx: AppContext, accessTokens?: AccessTokenVerifier): Authenticator {
+  const auth = new Authenticator(ctx, accessTokens);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config?.ownAuth) return;
     const header = req.headers.authorization;
     if (typeof header === 'string' && header !== '') {
       const m = /^Bearer\s+(\S+)$/i.exec(header);

@@ -4,6 +4,9 @@ import type { AppContext } from '../core/context.ts';
 import type { Scheduler } from '../core/scheduler.ts';
 import { installAuth } from './auth-hook.ts';
 import { loginRoutes } from './identity/login-routes.ts';
+import { createAccessTokenKit } from './identity/access-token-kit.ts';
+import { deviceRoutes } from './identity/device-routes.ts';
+import { oauthRoutes } from './identity/oauth-routes.ts';
 import { tokensRoutes } from './identity/tokens-routes.ts';
 import { usersRoutes } from './identity/users-routes.ts';
 import { teamsRoutes } from './teams/teams-routes.ts';
@@ -31,7 +34,8 @@ import { compressionRoutes } from './settings/compression-routes.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
-    installAuth(app, ctx);
+    const accessTokens = createAccessTokenKit(ctx);
+    installAuth(app, ctx, accessTokens.verifier.verify);
     // Search providers and MCP tools: one line each (search/search-registry.ts, mcp/mcp-tools.ts).
     const search = new SearchRegistry();
     const tools = new McpToolRegistry();
@@ -48,6 +52,8 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     tools.add(listWebhooksTool);
     for (const tool of GATEWAY_TOOLS) tools.add(tool);
     loginRoutes(app, ctx);
+    deviceRoutes(app, ctx);
+    await app.register(oauthRoutes(ctx, accessTokens));
     usersRoutes(app, ctx);
     tokensRoutes(app, ctx);
     teamsRoutes(app, ctx);

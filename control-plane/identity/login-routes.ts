@@ -14,6 +14,7 @@ import { hashSecret, newId, newSecret } from '../../core/ids.ts';
 import { parseTtl } from '../../core/ttl.ts';
 import { principal, readCookie } from '../auth-hook.ts';
 import { LoginThrottle } from './login-throttle.ts';
+import { revokeSession } from './session-state.ts';
 import { createToken, tokenView } from './token-service.ts';
 import { findUserId, userView, type UserRow } from './user-service.ts';
 
@@ -24,7 +25,7 @@ const CREDENTIALS = {
   password: { type: 'string', minLength: 1, maxLength: 200 },
 } as const;
 
-async function checkCredentials(ctx: AppContext, throttle: LoginThrottle, req: FastifyRequest, username: string, password: string): Promise<UserRow> {
+export async function checkCredentials(ctx: AppContext, throttle: LoginThrottle, req: FastifyRequest, username: string, password: string): Promise<UserRow> {
   const r = await ctx.db.query<UserRow>('SELECT * FROM users WHERE username = $1 OR email = $1', [username]);
   const u = r.rows[0];
   // An unknown name is throttled like a known one, so refusals do not reveal which names exist either.
@@ -39,13 +40,18 @@ async function checkCredentials(ctx: AppContext, throttle: LoginThrottle, req: F
   return u;
 }
 
-export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const secure = ctx.config.publicUrl.startsWith('https:');
-  const throttle = new LoginThrottle(ctx.counters, ctx.log, {
+/** The sign-in throttle (its counts live in the shared counters, so every instance sees the same). */
+export function signInThrottle(ctx: AppContext): LoginThrottle {
+  return new LoginThrottle(ctx.counters, ctx.log, {
     maxPerUser: ctx.config.signinMaxFailuresPerUser,
     maxPerIp: ctx.config.signinMaxFailuresPerIp,
     windowS: ctx.config.signinWindowS,
   });
+}
+
+export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const secure = ctx.config.publicUrl.startsWith('https:');
+  const throttle = signInThrottle(ctx);
 
   app.post('/api/v1/auth/login', {
     config: { public: true },
@@ -92,7 +98,9 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { cleared: { user: q.user ?? null, ip: q.ip ?? null } };
   });
 
-  app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session' } }, async (req: FastifyRequest, reply) => {
+  app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session, or the sign-in session of the access token sent' } }, async (req: FastifyRequest, reply) => {
+    // An access token's session (svc login) ends on every node at once.
+    if (req.principal?.sessionId?.startsWith('as_')) await revokeSession(ctx, req.principal.sessionId, 'signed_out');
     const secret = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (secret) {
       await ctx.db.query('DELETE FROM panel_sessions WHERE session_hash = $1', [hashSecret(secret)]);

@@ -1,6 +1,6 @@
 /**
- * Resolves a REST caller into a Principal: the instance admin token (SVC_ADMIN_TOKEN), an API token `tk_…`, or a
- * panel session cookie. Token records are cached per hash and dropped on every node when a token is revoked or a
+ * Resolves a REST caller into a Principal: the instance admin token (SVC_ADMIN_TOKEN), an API token `tk_…`, an
+ * access token (a JWT, verified by the verifier the control plane passes in), or a panel session cookie. Token records are cached per hash and dropped on every node when a token is revoked or a
  * membership changes (cache name `principals`). last_used_at is written at most once a minute per token.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -25,14 +25,24 @@ interface Record_ {
 
 type Lookup = Record_ | null;
 
+/** Verifies an access token (a JWT) into a Principal, or throws the refusal. */
+export type AccessTokenVerifier = (token: string) => Promise<Principal>;
+
+/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is `{"`). */
+export function isJwtShaped(token: string): boolean {
+  return token.startsWith('eyJ') && token.split('.').length === 3;
+}
+
 export class Authenticator {
   #ctx: AppContext;
   #cache: LookupCache<Lookup>;
   #touched = new Map<string, number>();
   #admin: Buffer | null;
+  #accessTokens: AccessTokenVerifier | undefined;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: AppContext, accessTokens?: AccessTokenVerifier) {
     this.#ctx = ctx;
+    this.#accessTokens = accessTokens;
     this.#cache = ctx.caches.register(new LookupCache<Lookup>(PRINCIPALS_CACHE, 30_000));
     this.#admin = ctx.config.adminToken ? Buffer.from(hashSecret(ctx.config.adminToken)) : null;
   }
@@ -42,6 +52,7 @@ export class Authenticator {
     if (this.#admin && timingSafeEqual(Buffer.from(hashSecret(token)), this.#admin)) {
       return { userId: null, isSuperuser: true, scope: 'write', via: 'admin_token', tokenId: null, teams: new Map() };
     }
+    if (this.#accessTokens && isJwtShaped(token)) return this.#accessTokens(token);
     if (!token.startsWith('tk_')) throw svcError('invalid_token');
     const rec = await this.#cache.get(`t:${hashSecret(token)}`, (k) => this.#loadToken(k.slice(2)));
     if (!rec) throw svcError('invalid_token');

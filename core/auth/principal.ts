@@ -24,8 +24,11 @@ export interface Principal {
   userId: string | null;
   isSuperuser: boolean;
   scope: Scope;
-  via: 'token' | 'session' | 'admin_token';
+  via: 'token' | 'session' | 'admin_token' | 'access_token';
+  /** The API token's id, or the access token's jti. */
   tokenId: string | null;
+  /** The sign-in session (`sid`) of an access token. */
+  sessionId?: string;
   /** team id → role */
   teams: ReadonlyMap<string, TeamRole>;
 }
