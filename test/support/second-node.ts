@@ -1,14 +1,14 @@
-/** A second proxy node on the same database and Redis prefix as a test server (needs DATABASE_URL and REDIS_URL). */
+/** A second node (proxy unless told) on the same database and Redis prefix as a test server (needs DATABASE_URL and REDIS_URL). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig, type Role } from '../../core/config.ts';
 import { createLogger } from '../../core/logger.ts';
 import { buildServer, type Server } from '../../server/build-server.ts';
 import { openContext } from '../../server/open-context.ts';
 import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from './test-server.ts';
 
-export async function startSecondNode(first: TestServer): Promise<Server> {
+export async function startSecondNode(first: TestServer, role: Role = 'proxy'): Promise<Server> {
   if (!first.databaseUrl || !process.env.REDIS_URL) throw new Error('a second node needs DATABASE_URL and REDIS_URL');
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-'));
   const config = loadConfig({
@@ -23,7 +23,7 @@ export async function startSecondNode(first: TestServer): Promise<Server> {
     SVC_REDIS_PREFIX: first.redisPrefix,
   });
   const ctx = await openContext(config, createLogger(config.logLevel));
-  const server = await buildServer(ctx, 'proxy');
+  const server = await buildServer(ctx, role);
   return {
     ...server,
     close: async () => {
