@@ -38,7 +38,7 @@ describe('list prices', () => {
 
   it('price nothing by resemblance: another name is another model', () => {
     expect(listPriceOf('gpt-4o-nope')).toBeNull();
-    expect(listPriceOf('gpt-5.1-codex')).toBeNull();
+    expect(listPriceOf('gpt-5.1-codex-nano')).toBeNull();
     expect(listPriceOf('claude-opus-4-7')).toBeNull();
     expect(listPriceOf('gemini-3-pro-image-preview')).toBeNull();
     expect(listPriceOf('gpt-4o-audio-preview')).toBeNull();
