@@ -52,6 +52,12 @@ export interface Config {
   signinMaxFailuresPerUser: number;
   signinMaxFailuresPerIp: number;
   signinWindowS: number;
+  /** GET /metrics and the observations behind it (docs/metrics.md); off: SVC_METRICS=false. */
+  metrics: boolean;
+  /** Bearer token /metrics requires (always when set; without it /metrics answers on a loopback HOST only). */
+  metricsToken: string | undefined;
+  /** Share of requests that get a request log line at info (1 = every one, 0 = none). */
+  requestLogSample: number;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +101,17 @@ function trustProxy(raw: string | undefined): boolean | string {
   return raw;
 }
 
+/** A share from 0 to 1 (SVC_REQUEST_LOG_SAMPLE); also on/off for 1/0. */
+function share(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(on|true|yes)$/i.test(raw)) return 1;
+  if (/^(off|false|no)$/i.test(raw)) return 0;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(name, `must be a number from 0 to 1, on or off (got "${raw}")`);
+  return n;
+}
+
 function profileOverrides(file: string | undefined): ProfileOverrides {
   if (file === undefined) return {};
   let text: string;
@@ -135,6 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !secretKey) throw new ConfigError('SVC_SECRET_KEY', 'is required when DATABASE_URL is set (every node must share it)');
   const adminToken = env.SVC_ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('SVC_ADMIN_TOKEN', 'must be at least 16 characters');
+  const metricsToken = env.SVC_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('SVC_METRICS_TOKEN', 'must be at least 16 characters');
   const dataDir = env.SVC_DATA_DIR || './data';
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
@@ -173,5 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
     signinMaxFailuresPerUser: int(env, 'SVC_SIGNIN_MAX_FAILURES_PER_USER', 10, 1, 1_000_000),
     signinMaxFailuresPerIp: int(env, 'SVC_SIGNIN_MAX_FAILURES_PER_IP', 50, 1, 1_000_000),
     signinWindowS: int(env, 'SVC_SIGNIN_WINDOW_S', 900, 1, 7 * 86400),
+    metrics: bool(env, 'SVC_METRICS', true),
+    metricsToken,
+    requestLogSample: share(env, 'SVC_REQUEST_LOG_SAMPLE', 1),
   };
 }

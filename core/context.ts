@@ -6,6 +6,7 @@ import type { Db } from './db/db.ts';
 import type { CacheBus } from './cache.ts';
 import type { HealthChecks } from './health.ts';
 import type { Logger } from './logger.ts';
+import type { NodeMetrics } from './metrics/node-metrics.ts';
 
 export interface AppContext {
   config: Config;
@@ -19,4 +20,6 @@ export interface AppContext {
   /** Encryption key for secrets at rest (32 bytes), derived from SVC_SECRET_KEY. */
   secretKey: Buffer;
   version: string;
+  /** The node's metrics registry and the families surfaces feed (core/metrics/). */
+  metrics: NodeMetrics;
 }

@@ -37,7 +37,7 @@ export interface Ingest {
 
 export function createIngest(ctx: AppContext, options: Partial<WriterOptions> = {}): Ingest {
   const lookup = new ProjectLookup(ctx);
-  const outcomes = new OutcomeCounter();
+  const outcomes = new OutcomeCounter(ctx.metrics.enabled ? ctx.metrics.ingest : undefined);
   const pool = new PreparePool(ctx.config.ingestWorkers, ctx.log);
   const inbox = { insert: (events: Parameters<typeof insertInbox>[1]) => insertInbox(ctx.db, events), claimExpired: (limit: number) => claimExpired(ctx.db, limit) };
   const writer = new BatchWriter(ctx, outcomes, createWriteBatch(ctx, pool), inbox, {

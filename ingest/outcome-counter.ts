@@ -8,6 +8,7 @@
  */
 import type { DataCategory } from './lib/data-category.ts';
 import type { ItemOutcome } from './lib/item-outcome.ts';
+import type { IngestMetrics } from '../core/metrics/ingest-metrics.ts';
 
 export interface OutcomeRow {
   projectId: number;
@@ -23,16 +24,24 @@ const HOUR_MS = 3_600_000;
 
 export class OutcomeCounter {
   #rows = new Map<string, OutcomeRow>();
+  /** The node's metrics (counted as items arrive; a flush put back is not counted again). */
+  #metrics: IngestMetrics | undefined;
+
+  constructor(metrics?: IngestMetrics) {
+    this.#metrics = metrics;
+  }
 
   /** Count one item's outcome. */
   add(projectId: number, at: number, outcome: ItemOutcome, category: DataCategory, quantity = 1): void {
     const reason = outcome.outcome === 'accepted' ? '' : outcome.reason;
     this.#add({ projectId, hour: hourOf(at), outcome: outcome.outcome, reason, category, quantity });
+    if (quantity > 0) this.#metrics?.outcome(outcome.outcome, reason, category, quantity);
   }
 
   /** Count what an SDK reported it discarded (from a client_report item). */
   addClientDiscard(projectId: number, at: number, reason: string, category: DataCategory, quantity: number): void {
     this.#add({ projectId, hour: hourOf(at), outcome: 'client_discard', reason, category, quantity });
+    if (quantity > 0) this.#metrics?.outcome('client_discard', reason, category, quantity);
   }
 
   get size(): number {

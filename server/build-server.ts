@@ -5,6 +5,7 @@ import type { AppContext } from '../core/context.ts';
 import type { Role } from '../core/config.ts';
 import { createApp } from '../core/http/create-app.ts';
 import { metaRoutes } from '../core/http/meta-routes.ts';
+import { metricsRoute } from '../core/metrics/metrics-route.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import { features, type Feature } from './features.ts';
 
@@ -19,10 +20,14 @@ export interface Server {
 
 export async function buildServer(ctx: AppContext, role: Role, opts: { schedulerRetryMs?: number; extraFeatures?: Feature[] } = {}): Promise<Server> {
   const nodeId = randomHex(4);
-  const app = createApp({ log: ctx.log, bodyLimit: ctx.config.bodyLimitBytes, trustProxy: ctx.config.trustProxy, requestTimeoutMs: ctx.config.requestBodyTimeoutMs });
+  const app = createApp({
+    log: ctx.log, bodyLimit: ctx.config.bodyLimitBytes, trustProxy: ctx.config.trustProxy, requestTimeoutMs: ctx.config.requestBodyTimeoutMs,
+    metrics: ctx.metrics.enabled ? ctx.metrics.http : undefined, requestLogSample: ctx.config.requestLogSample,
+  });
   const scheduler = new Scheduler(ctx, nodeId, opts.schedulerRetryMs);
   const active = [...features(), ...(opts.extraFeatures ?? [])].filter((f) => f.roles.includes(role) || role === 'all');
   metaRoutes(app, ctx, { roles: role === 'all' ? ['proxy', 'control-plane'] : [role], capabilities: active.flatMap((f) => f.capabilities), nodeId });
+  metricsRoute(app, ctx);
   for (const f of active) await f.register(app, ctx, scheduler);
   await app.ready();
   if (role !== 'proxy') scheduler.start();

@@ -22,6 +22,7 @@ import { createPgDb } from '../core/db/pg-db.ts';
 import { isTransientDbError } from '../core/db/transient-db-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { deriveKey } from '../core/secret-box.ts';
+import { NodeMetrics } from '../core/metrics/node-metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const MIGRATIONS_DIR = join(ROOT, 'migrations');
@@ -62,7 +63,8 @@ export async function openContext(config: Config, log: Logger, opts: { clock?: C
   await caches.start();
   const secret = secretKeyOf(config);
   setCursorKey(secret);
-  return { config, db, counters, caches, log, clock, health: new HealthChecks(), secretKey: deriveKey(secret), version: packageVersion() };
+  return { config, db, counters, caches, log, clock, health: new HealthChecks(), secretKey: deriveKey(secret), version: packageVersion(),
+    metrics: new NodeMetrics({ enabled: config.metrics, db }) };
 }
 
 /**

@@ -25,6 +25,8 @@ export interface Db extends Queryable {
    */
   tryLock(lockId: number, onLost?: LockLost): Promise<HeldLock | null>;
   close(): Promise<void>;
+  /** Connections of a pool (a real Postgres only): open, idle, clients waiting for one, and the most it opens. */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 export type LockLost = (err: Error) => void;

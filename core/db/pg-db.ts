@@ -165,6 +165,7 @@ export function createPgDb(url: string, max = 10): Db {
         },
       );
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     async close() {
       await pool.end();
     },

@@ -2,7 +2,8 @@
  * Builds the one fastify instance every role mounts its plugins on, with the family's conventions installed once:
  * the error object for every refusal (also those fastify and Node's parser make before any route runs: bad URL,
  * oversized headers, malformed HTTP, slow requests), 404 route_not_found vs 405 method_not_allowed, strict JSON
- * schemas (unknown fields refused), a body limit, a request timeout, and request logging without secrets.
+ * schemas (unknown fields refused), a body limit, a request timeout, request metrics, and one log line per request
+ * without secrets (request-observer.ts).
  *
  * The request timeout (SVC_REQUEST_BODY_TIMEOUT_MS) is Node's `requestTimeout`: it bounds the time to receive a whole
  * request, headers and body, and stops counting once the request is complete, so an answer may stream for as long
@@ -16,6 +17,8 @@ import { clientErrorHandler } from './client-error.ts';
 import { sendError } from './reply-error.ts';
 import { OpenApiCollector } from './openapi.ts';
 import { lazyRequestChildren } from './lazy-request-logger.ts';
+import { RequestObserver } from './request-observer.ts';
+import type { HttpMetrics } from '../metrics/http-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,8 +37,21 @@ function pathRegex(url: string): RegExp {
 /** Node's default time to receive the headers; never longer than the whole request's. */
 const HEADERS_TIMEOUT_MS = 60_000;
 
-export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: boolean | string; requestTimeoutMs?: number }): FastifyInstance {
+export interface AppOptions {
+  log: Logger;
+  bodyLimit: number;
+  trustProxy?: boolean | string;
+  requestTimeoutMs?: number;
+  /** Request counts (core/metrics/); absent when metrics are off. */
+  metrics?: HttpMetrics;
+  /** Share of requests logged at info when they end (request-observer.ts); 0 = none. */
+  requestLogSample?: number;
+}
+
+export function createApp(opts: AppOptions): FastifyInstance {
   const requestTimeout = opts.requestTimeoutMs ?? 60_000;
+  const sample = opts.requestLogSample ?? 0;
+  const observer = new RequestObserver({ metrics: opts.metrics, log: sample > 0 && opts.log.isLevelEnabled('info') ? opts.log : undefined, sample });
   const app = Fastify({
     loggerInstance: opts.log,
     bodyLimit: opts.bodyLimit,
@@ -48,8 +64,9 @@ export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: b
     clientErrorHandler: clientErrorHandler(opts.log, requestTimeout),
     // Bad percent-encoding in the path, an over-long path parameter: fastify answers these itself unless told.
     frameworkErrors: (err, req, reply) => sendError(req, reply, err),
-    // Per-request log lines are off on the hot path; refusals and failures are logged by sendError.
-    logController: new LogController({ disableRequestLogging: true }),
+    // fastify's own per-request lines are off; refusals and failures are logged by sendError, and the observer
+    // counts each request and writes the sampled request lines.
+    logController: observer.active ? observer : new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
     // A request reaching a closing node is refused by the hook below, in the error object with Retry-After.
     return503OnClosing: false,
@@ -59,6 +76,7 @@ export function createApp(opts: { log: Logger; bodyLimit: number; trustProxy?: b
   }) as unknown as FastifyInstance;
 
   lazyRequestChildren(app.log);
+  app.decorateRequest('logFacts', null);
 
   const collector = new OpenApiCollector();
   collector.attach(app);

@@ -32,6 +32,7 @@ import type { Logger } from '../logger.ts';
 import { JournalReplayer } from './journal-replayer.ts';
 import { failureReason, isRetryable, jitter, nextBackoff } from './write-failure.ts';
 import type { WriteJournal } from './write-journal.ts';
+import { trackWriter } from '../metrics/writer-metrics.ts';
 
 export type WriteResult = { status: 'committed' } | { status: 'journaled' } | { status: 'rejected'; reason: string };
 
@@ -103,9 +104,12 @@ export class DurableWriter<T> {
   #closing = false;
   #idle: Array<() => void> = [];
   readonly stats = { committed: 0, journaled: 0, replayed: 0, rejected: 0, batches: 0, retries: 0 };
+  /** Shown on /metrics (queue depth, journal, batch times) until drained. */
+  #metrics: ReturnType<typeof trackWriter>;
 
   constructor(options: DurableWriterOptions<T>) {
     this.#o = { concurrency: 1, whenJournalFull: 'reject', isTransient: isRetryable, ...options };
+    this.#metrics = trackWriter(this);
     const j = this.#o.journal;
     if (j) {
       this.#replayer = new JournalReplayer<T>({
@@ -130,6 +134,10 @@ export class DurableWriter<T> {
       });
       if (!j.journal.empty) this.#kickReplay();
     }
+  }
+
+  get name(): string {
+    return this.#o.name;
   }
 
   /** Rows waiting: reserved, queued or being written. */
@@ -209,6 +217,7 @@ export class DurableWriter<T> {
     if (this.#timer) clearTimeout(this.#timer);
     await this.#replayer?.running;
     await this.#o.journal?.journal.close();
+    this.#metrics.untrack();
   }
 
   /** Replays the journal now (at start, and once rows went to it); resolves when this pass ends. */
@@ -273,6 +282,7 @@ export class DurableWriter<T> {
   async #run(batch: Entry<T>[]): Promise<void> {
     if (this.#dbDown && this.#o.journal) return this.#toJournal(batch);
     let results: Array<string | null>;
+    const startedAt = performance.now();
     try {
       results = await this.#commitSplitting(batch.map((e) => e.row));
     } catch (err) {
@@ -287,6 +297,7 @@ export class DurableWriter<T> {
     }
     this.#backoffMs = 0;
     this.stats.batches += 1;
+    this.#metrics.batchTime.observe((performance.now() - startedAt) / 1000);
     batch.forEach((e, i) => {
       const reason = results[i];
       if (reason === null) {

@@ -55,6 +55,7 @@ export class RoutingTable {
   async aliases(): Promise<Map<string, readonly string[]>> {
     return this.#aliases.get(ALL, async () => {
       const r = await this.#ctx.db.query<{ name: string; models: string[] }>('SELECT name, models FROM model_aliases');
+      this.#ctx.metrics.models.configure('aliases', r.rows.map((a) => a.name));
       return new Map(r.rows.map((a) => [a.name, a.models]));
     });
   }
@@ -99,6 +100,8 @@ export class RoutingTable {
       if (typeof a === 'string') this.#ctx.log.warn({ account: row.id, provider: row.provider }, `provider account skipped: ${a}`);
       else accounts.push(a);
     }
+    // The metrics' model label keeps the names accounts list exactly (core/metrics/model-labels.ts).
+    this.#ctx.metrics.models.configure('accounts', r.rows.flatMap((row) => [...(row.models ?? []), ...(Array.isArray(row.model_list) ? row.model_list.filter((m): m is string => typeof m === 'string') : [])]));
     return { accounts, resting, byModel: new Map() };
   }
 }

@@ -61,14 +61,19 @@ export function buildCall(
   read: () => Omit<GatewayCall, 'clientStyle' | 'key' | 'headers' | 'startedAt' | 'at'>,
 ): GatewayCall {
   const at = new Date();
+  const facts = req.logFacts;
+  if (facts !== null) {
+    facts.key = key.id;
+    facts.team = key.teamId;
+  }
   try {
-    const call: GatewayCall = { ...read(), clientStyle: style, key, headers: req.headers, startedAt, at };
+    const call: GatewayCall = { ...read(), clientStyle: style, key, headers: req.headers, startedAt, at, facts };
     checkModelName(call.model);
     return call;
   } catch (err) {
     const call: GatewayCall = {
       clientStyle: style, op: 'generate', key, model: '', stream: false, jsonArray: false, includeUsage: false,
-      raw: Buffer.alloc(0), body: {}, headers: req.headers, startedAt, at,
+      raw: Buffer.alloc(0), body: {}, headers: req.headers, startedAt, at, facts,
     };
     const status = (err as { status?: number }).status ?? 400;
     new CallRecorder(gw, call).finish({ status, errorCode: (err as { code?: string }).code ?? 'invalid_request' });

@@ -44,6 +44,9 @@ export async function attemptUpstreams(
 ): Promise<AttemptResult> {
   let last: Extract<AttemptResult, { kind: 'failed' }> | undefined;
   let sessionKey: string | undefined | null = null;
+  // Metrics (core/metrics/gateway-metrics.ts): failed attempts, and the step of the last one to tell fallbacks apart.
+  const metrics = gw.ctx.metrics.enabled ? gw.ctx.metrics.gateway : undefined;
+  let failedStep = -1;
   for (const [i, step] of plan.steps.entries()) {
     const tried = new Set<string>();
     const candidates = filter ? step.accounts.filter(filter) : step.accounts;
@@ -60,6 +63,7 @@ export async function attemptUpstreams(
       const account = picked instanceof Promise ? await picked : picked;
       if (account === undefined) break;
       tried.add(account.id);
+      if (failedStep >= 0) metrics?.fallback(failedStep === i ? 'account' : 'model');
       // A body this style cannot express throws here (400), before any call.
       const attempt: Attempt = { step, account, prepared: preparer.prepare(step.model, account) };
       const p = attempt.prepared;
@@ -71,6 +75,8 @@ export async function attemptUpstreams(
         if (!isSvcError(err)) throw err;
         gw.picker.report(account, { ok: false });
         last = { kind: 'failed', attempt, error: err };
+        metrics?.upstreamFailure(p.upstreamStyle, err.code);
+        failedStep = i;
         continue;
       }
       const status = res.statusCode;
@@ -83,6 +89,8 @@ export async function attemptUpstreams(
           if (signal.aborted) return { kind: 'gone', attempt };
           gw.picker.report(account, { ok: false });
           last = { kind: 'failed', attempt, error: isSvcError(err) ? err : (upstreamFailure(err, signal, true) as SvcError) };
+          metrics?.upstreamFailure(p.upstreamStyle, last.error.code);
+          failedStep = i;
           continue;
         }
         gw.picker.report(account, { ok: true, headers: res.headers });
@@ -96,6 +104,8 @@ export async function attemptUpstreams(
         errorBody = Buffer.from(isSvcError(err) ? err.message : 'The upstream error answer could not be read.');
       }
       const retryable = status === 429 || status >= 500;
+      metrics?.upstreamFailure(p.upstreamStyle, status);
+      failedStep = i;
       if (!retryable && status !== 404) return { kind: 'answer', ...attempt, res, errorBody };
       if (retryable) gw.picker.report(account, { ok: false, status, retryAfterS: retryAfterSeconds(res.headers), headers: res.headers });
       last = { kind: 'failed', attempt, error: svcError('upstream_error'), res, errorBody };

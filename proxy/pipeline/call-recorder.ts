@@ -85,8 +85,15 @@ export class CallRecorder {
       stream: call.stream,
     };
     const gw = this.#gw;
+    const facts = call.facts;
+    if (facts) {
+      facts.model = base.servedModel ?? base.model;
+      facts.upstream = base.provider ?? undefined;
+    }
     const write = (overrides: readonly PriceOverride[]): Promise<void> => {
       const record = withUsage(base, usage, overrides);
+      const metrics = gw.ctx.metrics;
+      if (metrics.enabled) metrics.gateway.call(record);
       let written: unknown;
       try {
         written = gw.usage.write(record);

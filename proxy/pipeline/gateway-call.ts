@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { StyleName } from '../../translators/model.ts';
 import type { GatewayKey } from '../keys/key-store.ts';
 import type { CallCompression } from '../compression/compression-service.ts';
+import type { RequestFacts } from '../../core/http/request-observer.ts';
 
 export interface GatewayCall {
   clientStyle: StyleName;
@@ -28,4 +29,6 @@ export interface GatewayCall {
   at: Date;
   /** Compression settings and the answer's outcome header (proxy/compression/); absent = never compressed. */
   compression?: CallCompression;
+  /** The request log line's facts, when this request is logged (core/http/request-observer.ts). */
+  facts?: RequestFacts | null;
 }

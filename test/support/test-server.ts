@@ -9,7 +9,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { loadConfig, type Role } from '../../core/config.ts';
 import type { Db } from '../../core/db/db.ts';
-import { createLogger } from '../../core/logger.ts';
+import { createLogger, type Logger } from '../../core/logger.ts';
 import { buildServer, type Server } from '../../server/build-server.ts';
 import { openContext } from '../../server/open-context.ts';
 import { createTestCounters, createTestDatabase } from './test-db.ts';
@@ -27,7 +27,7 @@ export interface TestServer extends Server {
   api(method: InjectOptions['method'], url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-export async function startTestServer(opts: { role?: Role; clock?: Clock; listen?: boolean; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { role?: Role; clock?: Clock; listen?: boolean; env?: Record<string, string>; log?: Logger } = {}): Promise<TestServer> {
   const clock = opts.clock ?? systemClock;
   const tdb = await createTestDatabase();
   const { counters, prefix } = await createTestCounters(clock);
@@ -43,7 +43,7 @@ export async function startTestServer(opts: { role?: Role; clock?: Clock; listen
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: prefix } : {}),
     ...opts.env,
   });
-  const log = createLogger(config.logLevel);
+  const log = opts.log ?? createLogger(config.logLevel);
   const ctx = await openContext(config, log, { clock, db: tdb.db, counters });
   const server = await buildServer(ctx, opts.role ?? 'all', { schedulerRetryMs: 200 });
   let url = '';
