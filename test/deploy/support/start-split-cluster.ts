@@ -46,10 +46,25 @@ export async function startSplitCluster(opts: { proxies: number; env: Record<str
 
   // The control plane first: it applies the migrations and bootstraps; the proxies then start on a ready schema.
   const cp = await slot();
-  const controlPlane = await start('control-plane', cp.port, cp.dir);
   const slots = await Promise.all(Array.from({ length: opts.proxies }, slot));
-  const proxies = await Promise.all(slots.map((s) => start('proxy', s.port, s.dir)));
-  const lb = await startHaproxy({ proxies: slots.map((s) => `127.0.0.1:${s.port}`), controlPlane: `127.0.0.1:${cp.port}`, port: lbPort });
+  const started: NodeProcess[] = [];
+  let controlPlane: NodeProcess, proxies: NodeProcess[], lb: Haproxy;
+  try {
+    controlPlane = await start('control-plane', cp.port, cp.dir);
+    started.push(controlPlane);
+    const settled = await Promise.allSettled(slots.map((s) => start('proxy', s.port, s.dir)));
+    for (const r of settled) if (r.status === 'fulfilled') started.push(r.value);
+    proxies = settled.map((r) => {
+      if (r.status === 'rejected') throw r.reason;
+      return r.value;
+    });
+    lb = await startHaproxy({ proxies: slots.map((s) => `127.0.0.1:${s.port}`), controlPlane: `127.0.0.1:${cp.port}`, port: lbPort });
+  } catch (err) {
+    // Nothing left running when the cluster could not be built.
+    await Promise.all(started.map((n) => n.stop('SIGKILL')));
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    throw err;
+  }
 
   const cluster: SplitCluster = {
     url,
