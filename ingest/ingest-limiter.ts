@@ -4,14 +4,15 @@
  * - the project's events per minute: a sliding 60 s window (`projects.events_per_minute`, default 600);
  * - the team's monthly error events (`errors.events` team limit, calendar month UTC): a counter every accepted
  *   event increments, limit or not, so that a limit set mid-month starts from the true count. With a limit, each
- *   event increments it at once (exact across nodes); without one, increments are summed here and added every
+ *   event increments it at once (exact across nodes; sent with the minute's hit, so an envelope costs one Redis
+ *   round trip, and taken back when the event is refused); without one, increments are summed here and added every
  *   quarter second (one Redis call instead of one per event; flush() on shutdown).
  *
  * A refusal is a 429 with `Retry-After` and the rate-limit header SDKs read (X-Sentry-Rate-Limits, and ours,
  * X-Client-Rate-Limits, with the same value), e.g. `60:error;default:project:project_events_per_minute`.
  * @see https://develop.sentry.dev/sdk/expected-features/rate-limiting/
  */
-import type { Counters } from '../core/counters/counters.ts';
+import type { Counters, HitResult } from '../core/counters/counters.ts';
 import { svcError } from '../core/errors.ts';
 import type { Clock } from '../core/clock.ts';
 import type { IngestProject, ProjectLookup } from './project-lookup.ts';
@@ -49,29 +50,30 @@ export class IngestLimiter {
     })));
   }
 
-  /** Admits one event of the project or throws project_events_per_minute / team_errors_events (429). */
+  /**
+   * Admits one event of the project or throws project_events_per_minute / team_errors_events (429). The Redis work
+   * is one round trip: with a team limit, the minute's hit and the month's increment are sent together (ioredis
+   * pipelines them), and the increment is taken back when either refuses.
+   */
   async admitEvent(project: IngestProject): Promise<void> {
-    const minute = await this.#counters.hit(`ingest:epm:${project.id}`, project.eventsPerMinute, MINUTE_MS);
-    if (!minute.allowed) {
-      const secs = Math.max(1, Math.ceil(minute.retryAfterMs / 1000));
-      throw svcError(
-        'project_events_per_minute',
-        `The project's limit of ${project.eventsPerMinute} events per minute is reached; retry in ${secs} s.`,
-        { limit: project.eventsPerMinute, retry_after_seconds: secs },
-        rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'project', reasonCode: 'project_events_per_minute' }),
-      );
-    }
     const now = this.#clock.now();
     const key = `ingest:month:${project.teamId}:${monthOf(now)}`;
     const limit = await this.#lookup.teamMonthlyEvents(project.teamId);
+    const hit = this.#counters.hit(`ingest:epm:${project.id}`, project.eventsPerMinute, MINUTE_MS);
     if (limit === null) {
+      this.#checkMinute(project, await hit);
       this.#unlimited.set(key, (this.#unlimited.get(key) ?? 0) + 1);
       this.#timer ??= setTimeout(() => void this.flush(), MONTHLY_FLUSH_MS).unref();
       return;
     }
-    const used = await this.#counters.incrBy(key, 1, MONTH_TTL_MS);
-    if (used > limit) {
-      await this.#counters.incrBy(key, -1, MONTH_TTL_MS);
+    const [minute, used] = await Promise.allSettled([hit, this.#counters.incrBy(key, 1, MONTH_TTL_MS)]);
+    const counted = used.status === 'fulfilled';
+    const refused = minute.status === 'rejected' || !minute.value.allowed || !counted || used.value > limit;
+    if (refused && counted) await this.#counters.incrBy(key, -1, MONTH_TTL_MS);
+    if (minute.status === 'rejected') throw minute.reason;
+    this.#checkMinute(project, minute.value);
+    if (!counted) throw used.reason;
+    if (used.value > limit) {
       const secs = Math.max(1, Math.ceil((nextMonthStart(now) - now) / 1000));
       throw svcError(
         'team_errors_events',
@@ -80,6 +82,17 @@ export class IngestLimiter {
         rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'organization', reasonCode: 'team_errors_events' }),
       );
     }
+  }
+
+  #checkMinute(project: IngestProject, minute: HitResult): void {
+    if (minute.allowed) return;
+    const secs = Math.max(1, Math.ceil(minute.retryAfterMs / 1000));
+    throw svcError(
+      'project_events_per_minute',
+      `The project's limit of ${project.eventsPerMinute} events per minute is reached; retry in ${secs} s.`,
+      { limit: project.eventsPerMinute, retry_after_seconds: secs },
+      rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'project', reasonCode: 'project_events_per_minute' }),
+    );
   }
 }
 

@@ -67,7 +67,7 @@ async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, 
     // A copy of the event's bytes: the rest of the (possibly large) body is not kept alive by the queue.
     const queued = { eventId: event.eventId, payload: Buffer.from(eventItem.item.payload), receivedAt: now, clientIp: req.clientIp };
     const sentAt = envelope.headers.sent_at;
-    await admitEvent(deps, project, sentAt !== undefined ? { ...queued, sentAt } : queued, eventItem.item.payload.length, items);
+    await admitEvent(deps, project, sentAt !== undefined ? { ...queued, sentAt } : queued, eventItem.item.payload.length, items, event.payload);
   }
   countAll(deps, project.id, now, items);
   return event ? { id: event.eventId } : {};

@@ -36,7 +36,7 @@ async function receive(deps: IngestDeps, req: IngestRequest, projectId: number, 
   const kind = classifyStoreEvent(event.payload);
   if (kind.keep) {
     const items = [{ category: kind.category, quantity: 1 }];
-    await admitEvent(deps, project, { eventId: event.eventId, payload: json, receivedAt: now, clientIp: req.clientIp }, json.length, items);
+    await admitEvent(deps, project, { eventId: event.eventId, payload: json, receivedAt: now, clientIp: req.clientIp }, json.length, items, event.payload);
   }
   deps.outcomes.add(project.id, now, kind.outcome, kind.category);
   return { id: event.eventId };

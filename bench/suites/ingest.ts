@@ -9,7 +9,8 @@
  * took after the load stopped. "Sustained" = stored events / (load time + catch-up time).
  *
  * Options: --seconds S (15; use 60 for the sustained figure), --concurrency C (32), --embedded-seconds S (the
- * embedded run, default the same as --seconds), --skip-embedded, --write (update docs/performance.md).
+ * embedded run, default the same as --seconds), --skip-embedded, --write (update docs/performance.md),
+ * --cpu-prof DIR (svc writes a V8 CPU profile per thread into DIR when it stops: open it in Chrome's DevTools).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,11 +57,13 @@ interface Target {
   name: string;
   env: Record<string, string>;
   seconds: number;
+  /** Node options put before main.js (e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
   const factory = envelopeFactory();
-  const svc = await startChild(['main.js', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
+  const svc = await startChild([...(t.nodeArgs ?? []), 'main.js', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
   try {
     const base = `http://127.0.0.1:${svc.port}`;
     const team = `bench-ingest-${randomHex(3)}`;
@@ -130,12 +133,14 @@ export const suite: BenchSuite = {
     const seconds = opt(args, 'seconds', 15);
     const embeddedSeconds = opt(args, 'embedded-seconds', seconds);
     const concurrency = opt(args, 'concurrency', 32);
+    const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
+    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const base = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
     const rows: IngestRow[] = [await runNull(Math.min(seconds, 10), concurrency)];
     if (!args.includes('--skip-embedded')) {
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
       try {
-        rows.push(await runTarget({ name: 'svc, embedded database', env: { ...base, SVC_DATA_DIR: dataDir }, seconds: embeddedSeconds }, concurrency));
+        rows.push(await runTarget({ name: 'svc, embedded database', env: { ...base, SVC_DATA_DIR: dataDir }, seconds: embeddedSeconds, nodeArgs }, concurrency));
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
@@ -145,7 +150,7 @@ export const suite: BenchSuite = {
       const db = await freshDatabase(databaseUrl, 'svc_bench_ingest');
       const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, SVC_REDIS_PREFIX: `bench-${randomHex(4)}:` } : {};
       try {
-        rows.push(await runTarget({ name: `svc, Postgres${redis.REDIS_URL ? ' + Redis' : ''}`, env: { ...base, DATABASE_URL: db.url, ...redis }, seconds }, concurrency));
+        rows.push(await runTarget({ name: `svc, Postgres${redis.REDIS_URL ? ' + Redis' : ''}`, env: { ...base, DATABASE_URL: db.url, ...redis }, seconds, nodeArgs }, concurrency));
       } finally {
         await db.drop();
       }

@@ -60,7 +60,12 @@ export interface EventRow {
 }
 
 export function prepareEvent(input: PrepareInput, payload: Buffer): { meta: PreparedMeta; row: EventRow } {
-  const scrubbed = scrubEvent(parseEventPayload(payload), input.scrubKeys);
+  return prepareParsedEvent(input, parseEventPayload(payload));
+}
+
+/** The same from the payload already parsed (the fast path parsed it to read its id: each event is parsed once). */
+export function prepareParsedEvent(input: PrepareInput, payload: Record<string, unknown>): { meta: PreparedMeta; row: EventRow } {
+  const scrubbed = scrubEvent(payload, input.scrubKeys);
   const event = normalizeEvent(scrubbed, {
     receivedAt: new Date(input.receivedAt),
     retentionDays: input.retentionDays,

@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../core/logger.ts';
 import { prepareBatch, type BatchInput, type PreparedBatch } from './prepare-batch.ts';
+import { prepareInputOf } from './prepare-queued.ts';
 import type { QueuedEvent } from './queued-event.ts';
 
 interface Slot {
@@ -92,13 +93,7 @@ function pack(events: readonly QueuedEvent[]): { bytes: Buffer; inputs: BatchInp
   let offset = 0;
   for (const e of events) {
     e.payload.copy(bytes, offset);
-    const input: BatchInput = {
-      offset, length: e.payload.length, projectId: e.project.id, scrubKeys: e.project.scrubKeys,
-      retentionDays: e.project.retentionDays, eventId: e.eventId, receivedAt: e.receivedAt,
-    };
-    if (e.sentAt !== undefined) input.sentAt = e.sentAt;
-    if (e.clientIp !== undefined) input.clientIp = e.clientIp;
-    inputs.push(input);
+    inputs.push({ ...prepareInputOf(e), offset, length: e.payload.length });
     offset += e.payload.length;
   }
   return { bytes, inputs };

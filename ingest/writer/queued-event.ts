@@ -4,6 +4,7 @@
  * preparing worker thread as they are.
  */
 import type { IngestProject } from '../project-lookup.ts';
+import type { ReadyEvent } from './prepare-batch.ts';
 
 export interface QueuedEvent {
   project: IngestProject;
@@ -19,4 +20,9 @@ export interface QueuedEvent {
   clientIp?: string;
   /** Payload size in bytes (set by the queue). */
   bytes: number;
+  /**
+   * The event prepared on the thread that parsed it at the fast path (admit-event.ts), so it is parsed once. Kept
+   * in memory only: an event replayed from the journal or claimed from the inbox is prepared again from `payload`.
+   */
+  prepared?: ReadyEvent;
 }

@@ -1,11 +1,11 @@
 /**
- * One writer batch: prepare every event (parse, scrub, normalise, group: CPU, in the prepare pool's worker thread,
- * outside the transaction), then one transaction that stores the events with their issue changes and outbox rows,
- * and adds the outcome counts. An event that cannot be prepared (it passed the fast path's checks, so this is not
- * expected) is logged by id and returned as rejected; it never takes the batch down. A repeated (project, event_id)
- * (within the batch, or already stored: a replay or a recovered inbox row) is skipped and counts once. The same
- * transaction deletes the events' ingest_inbox rows (ingest-inbox.ts), so an event leaves the inbox exactly when it
- * is stored (or refused for its content).
+ * One writer batch: prepare every event not prepared at the fast path already (parse, scrub, normalise, group: CPU
+ * in the prepare pool's worker thread, outside the transaction; prepare-queued.ts), then one transaction that
+ * stores the events with their issue changes and outbox rows, and adds the outcome counts. An event that cannot be
+ * prepared (it passed the fast path's checks, so this is not expected) is logged by id and returned as rejected; it
+ * never takes the batch down. A repeated (project, event_id) (within the batch, or already stored: a replay or a
+ * recovered inbox row) is skipped and counts once. The same transaction deletes the events' ingest_inbox rows
+ * (ingest-inbox.ts), so an event leaves the inbox exactly when it is stored (or refused for its content).
  */
 import type { AppContext } from '../../core/context.ts';
 import type { RowRejection } from '../../core/writes/durable-writer.ts';
@@ -14,6 +14,7 @@ import type { WriteBatch } from './batch-writer.ts';
 import type { PreparePool } from './prepare-pool.ts';
 import type { QueuedEvent } from './queued-event.ts';
 import { deleteInbox } from './ingest-inbox.ts';
+import { prepareQueued } from './prepare-queued.ts';
 import { storeEvents, type PreparedEvent } from './store-events.ts';
 import { writeOutcomes } from './write-outcomes.ts';
 
@@ -21,7 +22,7 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
   return async (events: QueuedEvent[], outcomes: OutcomeRow[], inboxIds: readonly string[] = []) => {
     const positions = uniquePositions(events);
     const unique = positions.map((i) => events[i]);
-    const batch = unique.length > 0 ? await pool.prepare(unique) : undefined;
+    const batch = unique.length > 0 ? await prepareQueued(pool, unique) : undefined;
     const rejected: RowRejection[] = [];
     for (const f of batch?.failures ?? []) {
       ctx.log.error({ event_id: f.eventId, project: unique[f.index].project.id, reason: f.message }, 'ingest writer could not prepare an event; it is not stored');
@@ -31,7 +32,7 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
     if (prepared.length === 0 && outcomes.length === 0 && inboxIds.length === 0) return rejected;
     await ctx.db.tx(async (q) => {
       // pg takes the bytes as they are; the embedded database wants text.
-      const rows = ctx.db.kind === 'postgres' ? batch?.rows : batch?.rows.toString('utf8');
+      const rows = ctx.db.kind === 'postgres' || typeof batch?.rows === 'string' ? batch?.rows : batch?.rows.toString('utf8');
       if (rows && prepared.length > 0) await storeEvents(q, prepared, rows, new Date(ctx.clock.now()), ctx.config.publicUrl);
       await writeOutcomes(q, outcomes);
       await deleteInbox(q, inboxIds);
