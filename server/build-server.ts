@@ -6,6 +6,7 @@ import type { Role } from '../core/config.ts';
 import { createApp } from '../core/http/create-app.ts';
 import { metaRoutes } from '../core/http/meta-routes.ts';
 import { metricsRoute } from '../core/metrics/metrics-route.ts';
+import { installOpenApi } from '../core/http/openapi.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import { features, type Feature } from './features.ts';
 
@@ -24,6 +25,7 @@ export async function buildServer(ctx: AppContext, role: Role, opts: { scheduler
     log: ctx.log, bodyLimit: ctx.config.bodyLimitBytes, trustProxy: ctx.config.trustProxy, requestTimeoutMs: ctx.config.requestBodyTimeoutMs,
     metrics: ctx.metrics.enabled ? ctx.metrics.http : undefined, requestLogSample: ctx.config.requestLogSample,
   });
+  await installOpenApi(app, { title: 'svc API', version: ctx.version });
   const scheduler = new Scheduler(ctx, nodeId, opts.schedulerRetryMs);
   const active = [...features(), ...(opts.extraFeatures ?? [])].filter((f) => f.roles.includes(role) || role === 'all');
   metaRoutes(app, ctx, { roles: role === 'all' ? ['proxy', 'control-plane'] : [role], capabilities: active.flatMap((f) => f.capabilities), nodeId });

@@ -14,6 +14,7 @@ import { SCOPES } from '../../core/auth/principal.ts';
 import { principal } from '../auth-hook.ts';
 import { decideDevice, pendingDevice, type PendingDevice } from './device-authorizations.ts';
 import { checkCredentials, signInThrottle } from './login-routes.ts';
+import { DEVICE_DECISION, DEVICE_VIEW } from './identity-schemas.ts';
 
 const CODE = { type: 'string', minLength: 1, maxLength: 20 } as const;
 
@@ -25,7 +26,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
   const throttle = signInThrottle(ctx);
 
   app.get('/api/v1/auth/device', {
-    schema: { tags: ['identity'], summary: 'The device sign-in waiting for this user code', querystring: { type: 'object', additionalProperties: false, required: ['code'], properties: { code: CODE } } },
+    schema: { tags: ['identity'], summary: 'The device sign-in waiting for this user code', querystring: { type: 'object', additionalProperties: false, required: ['code'], properties: { code: CODE } }, response: { 200: DEVICE_VIEW } },
   }, async (req) => {
     principal(req);
     return view(await pendingDevice(ctx, (req.query as { code: string }).code));
@@ -37,6 +38,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['identity'],
       summary: 'Approve a device sign-in: signed in, or with a user name and password',
       body: { type: 'object', additionalProperties: false, required: ['user_code'], properties: { user_code: CODE, username: { type: 'string', minLength: 1, maxLength: 200 }, password: { type: 'string', minLength: 1, maxLength: 200 } } },
+      response: { 200: DEVICE_DECISION },
     },
   }, async (req) => {
     const b = req.body as { user_code: string; username?: string; password?: string };
@@ -57,7 +59,7 @@ export function deviceRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.post('/api/v1/auth/device/deny', {
-    schema: { tags: ['identity'], summary: 'Deny a device sign-in', body: { type: 'object', additionalProperties: false, required: ['user_code'], properties: { user_code: CODE } } },
+    schema: { tags: ['identity'], summary: 'Deny a device sign-in', body: { type: 'object', additionalProperties: false, required: ['user_code'], properties: { user_code: CODE } }, response: { 200: DEVICE_DECISION } },
   }, async (req) => {
     principal(req);
     return { approved: false, ...view(await decideDevice(ctx, (req.body as { user_code: string }).user_code, null)) };

@@ -17,6 +17,8 @@ import { LoginThrottle } from './login-throttle.ts';
 import { revokeSession } from './session-state.ts';
 import { createToken, tokenView } from './token-service.ts';
 import { findUserId, userView, type UserRow } from './user-service.ts';
+import { object, STRING_OR_NULL } from '../../core/http/response-schema.ts';
+import { CREATED_TOKEN, USER_VIEW } from './identity-schemas.ts';
 
 const SESSION_SECONDS = 7 * 86400;
 
@@ -55,7 +57,12 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/api/v1/auth/login', {
     config: { public: true },
-    schema: { tags: ['identity'], summary: 'Sign in with a password; sets the session cookie', body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: CREDENTIALS } },
+    schema: {
+      tags: ['identity'],
+      summary: 'Sign in with a password; sets the session cookie',
+      body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: CREDENTIALS },
+      response: { 200: object({ user: USER_VIEW, expires_in: { type: 'integer', description: 'Seconds the session lasts.' } }) },
+    },
   }, async (req, reply) => {
     const b = req.body as { username: string; password: string };
     const u = await checkCredentials(ctx, throttle, req, b.username, b.password);
@@ -73,6 +80,7 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['identity'],
       summary: 'Exchange a user name and password for an API token (shown once)',
       body: { type: 'object', additionalProperties: false, required: ['username', 'password'], properties: { ...CREDENTIALS, name: { type: 'string', minLength: 1, maxLength: 100, default: 'cli' }, scope: { type: 'string', enum: [...SCOPES], default: 'write' }, ttl: { default: '90d' } } },
+      response: { 201: CREATED_TOKEN },
     },
   }, async (req, reply) => {
     const b = req.body as { username: string; password: string; name: string; scope: Scope; ttl: unknown };
@@ -87,6 +95,7 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['identity'],
       summary: 'Forget the failed sign-ins of a user and/or a client address, lifting the throttle early (superusers)',
       querystring: { type: 'object', additionalProperties: false, properties: { user: { type: 'string', minLength: 1, maxLength: 200 }, ip: { type: 'string', minLength: 1, maxLength: 100 } } },
+      response: { 200: object({ cleared: object({ user: STRING_OR_NULL, ip: STRING_OR_NULL }) }) },
     },
   }, async (req) => {
     requireSuperuser(principal(req));
@@ -98,7 +107,7 @@ export function loginRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { cleared: { user: q.user ?? null, ip: q.ip ?? null } };
   });
 
-  app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session, or the sign-in session of the access token sent' } }, async (req: FastifyRequest, reply) => {
+  app.post('/api/v1/auth/logout', { config: { public: true }, schema: { tags: ['identity'], summary: 'End the panel session, or the sign-in session of the access token sent', response: { 200: object({ ok: { type: 'boolean' } }) } } }, async (req: FastifyRequest, reply) => {
     // An access token's session (svc login) ends on every node at once.
     if (req.principal?.sessionId?.startsWith('as_')) await revokeSession(ctx, req.principal.sessionId, 'signed_out');
     const secret = readCookie(req.headers.cookie, SESSION_COOKIE);

@@ -9,6 +9,8 @@ import { principal } from '../auth-hook.ts';
 import { createToken, revokeToken, tokenView, type TokenRow } from './token-service.ts';
 import { findUserId } from './user-service.ts';
 import { listTokens } from './list-tokens.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { CREATED_TOKEN, TOKEN_VIEW } from './identity-schemas.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
@@ -28,6 +30,7 @@ export function tokensRoutes(app: FastifyInstance, ctx: AppContext): void {
           user: { type: 'string', description: 'Superusers only: the user (id or name) the token is for' },
         },
       },
+      response: { 201: CREATED_TOKEN },
     },
   }, async (req, reply) => {
     const p = principal(req);
@@ -46,7 +49,7 @@ export function tokensRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get('/api/v1/tokens', {
-    schema: { tags: ['identity'], summary: 'List API tokens (your own; superusers may pass user)', querystring: { type: 'object', properties: { ...LIST_QUERY, user: { type: 'string' } } } },
+    schema: { tags: ['identity'], summary: 'List API tokens (your own; superusers may pass user)', querystring: { type: 'object', properties: { ...LIST_QUERY, user: { type: 'string' } } }, response: { 200: listOf(TOKEN_VIEW) } },
   }, async (req) => {
     const q = req.query as { limit?: string; cursor?: string; user?: string };
     return listTokens(ctx, principal(req), { user: q.user }, parseListParams(q, 2));
@@ -59,12 +62,12 @@ export function tokensRoutes(app: FastifyInstance, ctx: AppContext): void {
     return t;
   };
 
-  app.get('/api/v1/tokens/:id', { schema: { tags: ['identity'], summary: 'Show an API token', params: ID_PARAMS } }, async (req) => {
+  app.get('/api/v1/tokens/:id', { schema: { tags: ['identity'], summary: 'Show an API token', params: ID_PARAMS, response: { 200: TOKEN_VIEW } } }, async (req) => {
     const p = principal(req);
     return tokenView(await load((req.params as { id: string }).id, p.userId, p.isSuperuser));
   });
 
-  app.delete('/api/v1/tokens/:id', { schema: { tags: ['identity'], summary: 'Revoke an API token', params: ID_PARAMS } }, async (req) => {
+  app.delete('/api/v1/tokens/:id', { schema: { tags: ['identity'], summary: 'Revoke an API token', params: ID_PARAMS, response: { 200: TOKEN_VIEW } } }, async (req) => {
     const p = principal(req);
     if (!scopeAllows(p.scope, 'write')) throw svcError('insufficient_scope');
     const t = await load((req.params as { id: string }).id, p.userId, p.isSuperuser);

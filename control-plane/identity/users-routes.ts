@@ -6,6 +6,8 @@ import { svcError } from '../../core/errors.ts';
 import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.ts';
 import { principal } from '../auth-hook.ts';
 import { createUser, userView, type UserRow } from './user-service.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { ME_VIEW, USER_VIEW } from './identity-schemas.ts';
 
 export function usersRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/v1/users', {
@@ -23,6 +25,7 @@ export function usersRoutes(app: FastifyInstance, ctx: AppContext): void {
           is_superuser: { type: 'boolean', default: false },
         },
       },
+      response: { 201: USER_VIEW },
     },
   }, async (req, reply) => {
     requireSuperuser(principal(req));
@@ -31,7 +34,7 @@ export function usersRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(201).send(userView(u));
   });
 
-  app.get('/api/v1/users', { schema: { tags: ['identity'], summary: 'List users (superusers)', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) => {
+  app.get('/api/v1/users', { schema: { tags: ['identity'], summary: 'List users (superusers)', querystring: { type: 'object', properties: LIST_QUERY }, response: { 200: listOf(USER_VIEW) } } }, async (req) => {
     requireSuperuser(principal(req), 'read');
     const { limit, after } = parseListParams(req.query as Record<string, string>, 1);
     const r = await ctx.db.query<UserRow>(
@@ -41,7 +44,7 @@ export function usersRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listEnvelope(r.rows, limit, (u) => [u.username], userView);
   });
 
-  app.get('/api/v1/users/me', { schema: { tags: ['identity'], summary: 'The calling user, with teams and roles' } }, async (req) => {
+  app.get('/api/v1/users/me', { schema: { tags: ['identity'], summary: 'The calling user, with teams and roles', response: { 200: ME_VIEW } } }, async (req) => {
     const p = principal(req);
     if (!p.userId) return { id: null, username: 'admin-token', is_superuser: true, scope: p.scope, teams: [] };
     const r = await ctx.db.query<UserRow>('SELECT * FROM users WHERE id = $1', [p.userId]);

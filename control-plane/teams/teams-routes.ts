@@ -16,6 +16,8 @@ import { findUserId } from '../identity/user-service.ts';
 import { listTeams, teamView, type TeamRow } from './list-teams.ts';
 import { removeMembership, setMembership } from './memberships.ts';
 import { TEAM_LIMIT_NAMES, TEAM_LIMITS_CACHE, readTeamLimits, type TeamLimits } from '../../core/team-limits.ts';
+import { listOf, object } from '../../core/http/response-schema.ts';
+import { MEMBER_VIEW, TEAM_LIMITS_VIEW, TEAM_VIEW } from './team-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const LIMITS_BODY = {
@@ -26,7 +28,7 @@ const LIMITS_BODY = {
 
 export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/v1/teams', {
-    schema: { tags: ['teams'], summary: 'Create a team; the creator becomes its owner', body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' } } } },
+    schema: { tags: ['teams'], summary: 'Create a team; the creator becomes its owner', body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' } } }, response: { 201: TEAM_VIEW } },
   }, async (req, reply) => {
     const p = principal(req);
     if (!scopeAllows(p.scope, 'write')) throw svcError('insufficient_scope');
@@ -42,24 +44,24 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(201).send(teamView(team));
   });
 
-  app.get('/api/v1/teams', { schema: { tags: ['teams'], summary: 'List the teams you can see', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) =>
+  app.get('/api/v1/teams', { schema: { tags: ['teams'], summary: 'List the teams you can see', querystring: { type: 'object', properties: LIST_QUERY }, response: { 200: listOf(TEAM_VIEW) } } }, async (req) =>
     listTeams(ctx, principal(req), parseListParams(req.query as Record<string, string>, 1)),
   );
 
-  app.get('/api/v1/teams/:id', { schema: { tags: ['teams'], summary: 'Show a team', params: ID } }, async (req) => {
+  app.get('/api/v1/teams/:id', { schema: { tags: ['teams'], summary: 'Show a team', params: ID, response: { 200: TEAM_VIEW } } }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     requireTeam(principal(req), id, 'read');
     const r = await ctx.db.query<TeamRow>('SELECT * FROM teams WHERE id = $1', [id]);
     return teamView(r.rows[0]);
   });
 
-  app.get('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Show a team's limits", params: ID } }, async (req) => {
+  app.get('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Show a team's limits", params: ID, response: { 200: TEAM_LIMITS_VIEW } } }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     requireTeam(principal(req), id, 'read');
     return readTeamLimits(ctx.db, id);
   });
 
-  app.put('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Set a team's limits (superusers); null = unlimited", params: ID, body: LIMITS_BODY } }, async (req) => {
+  app.put('/api/v1/teams/:id/limits', { schema: { tags: ['teams'], summary: "Set a team's limits (superusers); null = unlimited", params: ID, body: LIMITS_BODY, response: { 200: TEAM_LIMITS_VIEW } } }, async (req) => {
     requireSuperuser(principal(req));
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     const body = req.body as Record<string, number | null>;
@@ -70,7 +72,7 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return limits;
   });
 
-  app.get('/api/v1/teams/:id/members', { schema: { tags: ['teams'], summary: 'List members and roles', params: ID } }, async (req) => {
+  app.get('/api/v1/teams/:id/members', { schema: { tags: ['teams'], summary: 'List members and roles', params: ID, response: { 200: listOf(MEMBER_VIEW) } } }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     requireTeam(principal(req), id, 'read');
     const r = await ctx.db.query<{ user_id: string; username: string; role: string; created_at: Date }>(
@@ -81,7 +83,7 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.put('/api/v1/teams/:id/members/:user', {
-    schema: { tags: ['teams'], summary: 'Add a member or change their role (team admins; owners for the owner role)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } } },
+    schema: { tags: ['teams'], summary: 'Add a member or change their role (team admins; owners for the owner role)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } }, response: { 200: object({ user: { type: 'string' }, role: { type: 'string' } }) } },
   }, async (req) => {
     const params = req.params as { id: string; user: string };
     const id = await resolveTeamId(ctx.db, params.id);
@@ -94,7 +96,7 @@ export function teamsRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.delete('/api/v1/teams/:id/members/:user', {
-    schema: { tags: ['teams'], summary: 'Remove a member (team admins; owners to remove an owner)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] } },
+    schema: { tags: ['teams'], summary: 'Remove a member (team admins; owners to remove an owner)', params: { type: 'object', properties: { id: { type: 'string' }, user: { type: 'string' } }, required: ['id', 'user'] }, response: { 200: object({ removed: { type: 'string', description: 'The user id.' } }) } },
   }, async (req) => {
     const params = req.params as { id: string; user: string };
     const id = await resolveTeamId(ctx.db, params.id);

@@ -15,16 +15,9 @@ import type { Logger } from '../logger.ts';
 import { errorBody, svcError } from '../errors.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { sendError } from './reply-error.ts';
-import { OpenApiCollector } from './openapi.ts';
 import { lazyRequestChildren } from './lazy-request-logger.ts';
 import { RequestObserver } from './request-observer.ts';
 import type { HttpMetrics } from '../metrics/http-metrics.ts';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    openapi: OpenApiCollector;
-  }
-}
 
 function pathRegex(url: string): RegExp {
   const pattern = url
@@ -77,10 +70,6 @@ export function createApp(opts: AppOptions): FastifyInstance {
 
   lazyRequestChildren(app.log);
   app.decorateRequest('logFacts', null);
-
-  const collector = new OpenApiCollector();
-  collector.attach(app);
-  app.decorate('openapi', collector);
 
   // Which methods each path answers, to tell 405 from 404.
   const routes: { re: RegExp; methods: Set<string> }[] = [];

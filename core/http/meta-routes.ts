@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { svcError } from '../errors.ts';
+import { openApiDocument } from './openapi.ts';
 
 export function metaRoutes(app: FastifyInstance, ctx: AppContext, info: { roles: string[]; capabilities: string[]; nodeId: string }): void {
   app.get('/api/v1/meta', { config: { public: true }, schema: { tags: ['meta'], summary: 'Service name, version and capabilities' } }, async () => ({
@@ -37,7 +38,5 @@ export function metaRoutes(app: FastifyInstance, ctx: AppContext, info: { roles:
     return { status: ok ? 'ok' : 'degraded', version: ctx.version, checks };
   });
 
-  app.get('/api/v1/openapi.json', { config: { public: true, openapi: false } }, async () =>
-    app.openapi.document({ title: 'svc API', version: ctx.version, serverUrl: ctx.config.publicUrl }),
-  );
+  app.get('/api/v1/openapi.json', { config: { public: true, openapi: false } }, async () => openApiDocument(app, ctx.config.publicUrl));
 }

@@ -86,6 +86,15 @@ export async function driveEveryOperation(env: OperationsEnv): Promise<Answer[]>
   await call('POST /api/v1/auth/token', '/api/v1/auth/token', { username: 'ann', password: PASSWORD }, {});
   await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ann', password: 'wrong password' }) });
   await call('DELETE /api/v1/auth/sign-in-failures', '/api/v1/auth/sign-in-failures?user=ann');
+  const device = async () => {
+    const r = await fetch(`${base}/oauth/device_authorization`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=svc-cli&scope=read' });
+    return ((await r.json()) as { user_code: string }).user_code;
+  };
+  const approved = await device();
+  await call('GET /api/v1/auth/device', `/api/v1/auth/device?code=${approved}`, undefined, annAuth);
+  await call('POST /api/v1/auth/device/approve', '/api/v1/auth/device/approve', { user_code: approved }, annAuth);
+  await call('POST /api/v1/auth/device/approve', '/api/v1/auth/device/approve', { user_code: await device(), username: 'ann', password: PASSWORD }, {});
+  await call('POST /api/v1/auth/device/deny', '/api/v1/auth/device/deny', { user_code: await device() }, annAuth);
 
   const tok = (await call('POST /api/v1/tokens', '/api/v1/tokens', { name: 'ci', scope: 'deploy', ttl: '3d', user: ann })).json.id as string;
   await call('POST /api/v1/tokens', '/api/v1/tokens', { name: 'forever', scope: 'read', ttl: 'never' }, annAuth);

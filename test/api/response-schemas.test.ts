@@ -6,6 +6,7 @@
  * Set ANSWERS_OUT=<file> to write the recorded answers (to compare two revisions by hand).
  */
 import { writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { driveEveryOperation, startOperationsEnv, type Answer, type OperationsEnv } from './every-operation.ts';
@@ -33,7 +34,8 @@ vi.mock('../../core/http/create-app.ts', async (importOriginal) => {
         const sent = handed.get(reply);
         if (sent !== undefined && typeof payload === 'string' && req.url.startsWith('/api/v1/')) {
           const [a, b] = [JSON.parse(sent) as unknown, JSON.parse(payload) as unknown];
-          if (JSON.stringify(a) !== JSON.stringify(b)) mismatches.push({ route: `${req.method} ${req.routeOptions.url}`, sent: a, written: b });
+          // Field for field; the order of fields may differ.
+          if (!isDeepStrictEqual(a, b)) mismatches.push({ route: `${req.method} ${req.routeOptions.url}`, sent: a, written: b });
         }
         return payload;
       });

@@ -1,0 +1,46 @@
+/** Response schemas of the identity routes: users, API tokens, sign-in, device sign-in (views of user-service.ts, token-service.ts). */
+import { object, STRING_OR_NULL, TIME, TIME_OR_NULL } from '../../core/http/response-schema.ts';
+
+export const USER_VIEW = object({
+  id: { type: 'string' },
+  username: { type: 'string' },
+  email: STRING_OR_NULL,
+  is_superuser: { type: 'boolean' },
+  created_at: TIME,
+});
+
+/** The calling user; the admin token is a user of its own with id null and no e-mail. */
+export const ME_VIEW = object({
+  id: STRING_OR_NULL,
+  username: { type: 'string' },
+  email: STRING_OR_NULL,
+  is_superuser: { type: 'boolean' },
+  created_at: TIME,
+  scope: { type: 'string', enum: ['read', 'deploy', 'write'] },
+  teams: { type: 'array', items: object({ id: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } }) },
+}, ['email', 'created_at']);
+
+const TOKEN_FIELDS = {
+  id: { type: 'string' },
+  user: { type: 'string' },
+  name: { type: 'string' },
+  scope: { type: 'string', enum: ['read', 'deploy', 'write'] },
+  hint: { type: 'string' },
+  expires_at: TIME_OR_NULL,
+  revoked_at: TIME_OR_NULL,
+  last_used_at: TIME_OR_NULL,
+  created_at: TIME,
+};
+export const TOKEN_VIEW = object(TOKEN_FIELDS);
+
+/** A created token: its secret is in this answer only. */
+export const CREATED_TOKEN = object({ ...TOKEN_FIELDS, token: { type: 'string', description: 'The tk_ secret, shown once.' } });
+
+const DEVICE_FIELDS = {
+  user_code: { type: 'string' },
+  client_name: { type: 'string' },
+  scope: { type: 'string' },
+  expires_at: TIME,
+};
+export const DEVICE_VIEW = object(DEVICE_FIELDS);
+export const DEVICE_DECISION = object({ approved: { type: 'boolean' }, ...DEVICE_FIELDS });
