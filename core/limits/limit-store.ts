@@ -2,7 +2,9 @@
  * Gateway key and team limits, exact across any number of proxy nodes: one atomic check-and-reserve before the
  * call, one settle after it. Two implementations behave the same: Redis (Lua on Redis time) and memory (one node).
  *
- * - requests per minute / per day: sliding windows; a refusal says when a slot frees (Retry-After).
+ * - requests per minute / per day: sliding windows counted in buckets (bucket-window.ts): a call counts in the
+ *   minute for 59 to 60 s (1 s buckets) and in the day for 23 h 59 min to 24 h (1 min buckets), so a window's
+ *   memory is bounded whatever the rate; a refusal says when the oldest bucket leaves (Retry-After).
  * - tokens per month / dollars per month (key) and tokens per month (team): before the call, the caller reserves its
  *   estimate (input tokens counted locally + max output tokens, at list price); the call is allowed only when
  *   spent + in flight + this reservation stays within the limit. After the call, settle() replaces the reservation
@@ -62,6 +64,12 @@ export interface Settlement {
   actual: Amount;
 }
 
+/** What exchange() answers: the settles' totals and the reserves' results, each in the order given. */
+export interface Exchanged {
+  totals: Totals[];
+  results: ReserveResult[];
+}
+
 /**
  * Admitted calls of a key in the sliding windows: the last 60 s and the last 24 h. A store keeps the calls of a
  * key only while it has a request limit, and a day of them only while it has requests_per_day: a figure the store
@@ -83,6 +91,11 @@ export interface LimitStore {
    * with its key's totals after its own settle and its team's total after the whole batch.
    */
   settleMany(items: readonly Settlement[]): Promise<Totals[]>;
+  /**
+   * settleMany() then reserveMany() in one go: what a node sends at the end of each round of I/O (Redis: one script
+   * per team and month for both, so settles ride with the reserves). The settles count before the reserves.
+   */
+  exchange(settlements: readonly Settlement[], reservations: readonly Reservation[], reservationTtlMs?: number): Promise<Exchanged>;
   spend(keyId: string, teamId: string, month: string): Promise<Spend>;
   /** Read only: the key's admitted calls in the windows its limits keep (see RequestCounts); one round trip. */
   requests(keyId: string, teamId: string, key: KeyLimits): Promise<RequestCounts>;
@@ -99,6 +112,10 @@ export interface LimitStore {
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
+
+/** The request windows' buckets: the minute in 60 buckets of a second, the day in 1,440 buckets of a minute. */
+export const MINUTE_WINDOW = { bucketMs: 1000, buckets: 60 } as const;
+export const DAY_WINDOW = { bucketMs: 60_000, buckets: 1440 } as const;
 
 /** `YYYY-MM` of a time, in UTC. */
 let monthMemo = { from: 0, to: 0, month: '' };

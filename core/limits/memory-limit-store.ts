@@ -1,7 +1,8 @@
 /** Limits in this process's memory: the single-node default, with the same semantics as the Redis store. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { DAY_MS, DEFAULT_RESERVATION_TTL_MS, MINUTE_MS, type Amount, type KeyLimits, type LimitStore, type LimitSubject, type RequestCounts, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
+import { BucketWindow, type WindowShape } from './bucket-window.ts';
+import { DAY_WINDOW, DEFAULT_RESERVATION_TTL_MS, MINUTE_WINDOW, type Amount, type Exchanged, type KeyLimits, type LimitStore, type LimitSubject, type RequestCounts, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
 interface Month {
   tokens: number;
@@ -20,7 +21,7 @@ interface Held {
 
 export class MemoryLimitStore implements LimitStore {
   #clock: Clock;
-  #windows = new Map<string, number[]>();
+  #windows = new Map<string, BucketWindow>();
   #months = new Map<string, Month>();
   #reservations = new Map<string, Held>();
 
@@ -46,26 +47,24 @@ export class MemoryLimitStore implements LimitStore {
     this.#month(r.teamMonth).inTokens -= r.tokens;
   }
 
-  /** The hits of a window still inside it (hits are appended in time order: old ones leave from the front). */
-  #window(id: string, now: number, span: number): number[] {
-    let hits = this.#windows.get(id);
-    if (!hits) this.#windows.set(id, (hits = []));
-    let old = 0;
-    while (old < hits.length && hits[old] <= now - span) old++;
-    if (old > 0) hits.splice(0, old);
-    return hits;
+  #window(id: string, shape: WindowShape): BucketWindow {
+    let w = this.#windows.get(id);
+    if (!w) this.#windows.set(id, (w = new BucketWindow(shape)));
+    return w;
   }
 
   async reserve(s: LimitSubject, est: Amount, ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<ReserveResult> {
     const now = this.#clock.now();
     this.#expire(now);
-    const rpm = this.#window(`${s.keyId}:rpm`, now, MINUTE_MS);
-    const rpd = this.#window(`${s.keyId}:rpd`, now, DAY_MS);
-    if (s.key.requestsPerMinute !== undefined && rpm.length >= s.key.requestsPerMinute) {
-      return { ok: false, code: 'key_requests_per_minute', limit: s.key.requestsPerMinute, used: rpm.length, retryAfterMs: Math.max(1, (rpm[0] ?? now) + MINUTE_MS - now) };
+    // As on Redis: a key with a request limit keeps the minute's window, and the day's with requests_per_day.
+    const counted = s.key.requestsPerMinute !== undefined || s.key.requestsPerDay !== undefined;
+    const minute = counted ? this.#window(`${s.keyId}:minute`, MINUTE_WINDOW) : undefined;
+    const day = s.key.requestsPerDay !== undefined ? this.#window(`${s.keyId}:day`, DAY_WINDOW) : undefined;
+    if (minute && s.key.requestsPerMinute !== undefined && minute.count(now) >= s.key.requestsPerMinute) {
+      return { ok: false, code: 'key_requests_per_minute', limit: s.key.requestsPerMinute, used: minute.count(now), retryAfterMs: minute.retryAfterMs(now) };
     }
-    if (s.key.requestsPerDay !== undefined && rpd.length >= s.key.requestsPerDay) {
-      return { ok: false, code: 'key_requests_per_day', limit: s.key.requestsPerDay, used: rpd.length, retryAfterMs: Math.max(1, (rpd[0] ?? now) + DAY_MS - now) };
+    if (day && s.key.requestsPerDay !== undefined && day.count(now) >= s.key.requestsPerDay) {
+      return { ok: false, code: 'key_requests_per_day', limit: s.key.requestsPerDay, used: day.count(now), retryAfterMs: day.retryAfterMs(now) };
     }
     const km = this.#month(`${s.keyId}:${s.month}`);
     const tm = this.#month(`team:${s.teamId}:${s.month}`);
@@ -78,8 +77,8 @@ export class MemoryLimitStore implements LimitStore {
     if (s.teamTokensPerMonth !== undefined && tm.tokens + tm.inTokens + est.tokens > s.teamTokensPerMonth) {
       return { ok: false, code: 'team_ai_tokens', limit: s.teamTokensPerMonth, used: tm.tokens, retryAfterMs: 0 };
     }
-    if (s.key.requestsPerMinute !== undefined) rpm.push(now);
-    if (s.key.requestsPerDay !== undefined) rpd.push(now);
+    minute?.add(now);
+    day?.add(now);
     const id = randomUUID();
     km.inTokens += est.tokens;
     km.inDollars += est.dollars;
@@ -112,6 +111,11 @@ export class MemoryLimitStore implements LimitStore {
     return out.map((t, i) => ({ ...t, teamTokens: this.#month(`team:${items[i].subject.teamId}:${items[i].subject.month}`).tokens }));
   }
 
+  async exchange(settlements: readonly Settlement[], reservations: readonly Reservation[], ttlMs = DEFAULT_RESERVATION_TTL_MS): Promise<Exchanged> {
+    const totals = await this.settleMany(settlements);
+    return { totals, results: await this.reserveMany(reservations, ttlMs) };
+  }
+
   async ready(): Promise<boolean> {
     return true;
   }
@@ -134,10 +138,7 @@ export class MemoryLimitStore implements LimitStore {
   async requests(keyId: string, _teamId: string, key: KeyLimits): Promise<RequestCounts> {
     if (key.requestsPerMinute === undefined && key.requestsPerDay === undefined) return { lastMinute: null, lastDay: null };
     const now = this.#clock.now();
-    // As on Redis: the minute is counted inside the day's window when there is one (reserve fills the windows of
-    // the limits set, so with requests_per_day only the minute's window is empty).
-    const within = (id: string, span: number) => (this.#windows.get(id) ?? []).filter((t) => t > now - span).length;
-    const dayKept = key.requestsPerDay !== undefined;
-    return { lastMinute: within(dayKept ? `${keyId}:rpd` : `${keyId}:rpm`, MINUTE_MS), lastDay: dayKept ? within(`${keyId}:rpd`, DAY_MS) : null };
+    const count = (id: string) => this.#windows.get(id)?.count(now) ?? 0;
+    return { lastMinute: count(`${keyId}:minute`), lastDay: key.requestsPerDay !== undefined ? count(`${keyId}:day`) : null };
   }
 }

@@ -10,8 +10,7 @@ import { ServerTime } from '../../core/limits/server-time.ts';
 import { BudgetAlerts } from './budget-alerts.ts';
 import { CallBodyWriter, type CallBodyWriterOptions } from './call-body-writer.ts';
 import { KeyLimitGuard } from './key-limit-guard.ts';
-import { ReserveBatcher } from './reserve-batcher.ts';
-import { SettleBatcher } from './settle-batcher.ts';
+import { LimitBatcher } from './limit-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
 import { TurnFlush } from './turn-flush.ts';
 
@@ -20,7 +19,7 @@ export interface Limits {
   time: ServerTime;
   alerts: BudgetAlerts;
   bodies: CallBodyWriter;
-  settles: SettleBatcher;
+  batcher: LimitBatcher;
   start(): Promise<void>;
   drain(): Promise<void>;
 }
@@ -34,13 +33,11 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
     ...opts.bodies,
   });
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
-  // One flush per round of I/O for both: their scripts leave in one write.
-  const turn = new TurnFlush();
-  const settles = new SettleBatcher(store, ctx.log, turn);
-  const reserves = new ReserveBatcher(store, turn);
-  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, settles, reserves, reserveTimeoutMs: opts.reserveTimeoutMs });
+  // One flush per round of I/O for reserves and settles: one script per team and month.
+  const batcher = new LimitBatcher(store, ctx.log, new TurnFlush());
+  const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, batcher, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
-    guard, time, alerts, bodies, settles,
+    guard, time, alerts, bodies, batcher,
     start: async () => {
       if (!(await store.ready())) ctx.log.warn('the limit counters are not reachable at start; metered calls are refused until they are');
       await time.start();
@@ -48,7 +45,7 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
     },
     drain: async () => {
       time.stop();
-      await settles.drain();
+      await batcher.drain();
       await Promise.allSettled([...alerts.pending]);
       await bodies.drain();
     },

@@ -21,8 +21,7 @@ import { BudgetAlerts } from './budget-alerts.ts';
 import { CallBodyWriter } from './call-body-writer.ts';
 import { KeyLimitGuard } from './key-limit-guard.ts';
 import type { AdmitRequest } from './limit-guard.ts';
-import { ReserveBatcher } from './reserve-batcher.ts';
-import { SettleBatcher } from './settle-batcher.ts';
+import { LimitBatcher } from './limit-batcher.ts';
 import { SpendSeeder } from './spend-seeder.ts';
 
 const log = createLogger('silent');
@@ -35,7 +34,7 @@ afterAll(() => clients.forEach((c) => c.disconnect()));
 function guardOn(store: LimitStore, reserveTimeoutMs?: number): KeyLimitGuard {
   return new KeyLimitGuard(ctx, {
     store, time: new ServerTime(systemClock, counters), seeder: new SpendSeeder(db, store, log), alerts: new BudgetAlerts(ctx),
-    bodies: new CallBodyWriter(db, log), settles: new SettleBatcher(store, log), reserves: new ReserveBatcher(store), reserveTimeoutMs,
+    bodies: new CallBodyWriter(db, log), batcher: new LimitBatcher(store, log), reserveTimeoutMs,
   });
 }
 
@@ -88,6 +87,7 @@ describe('counters unavailable', () => {
       reserveMany: () => new Promise(() => {}),
       settle: () => new Promise(() => {}),
       settleMany: () => new Promise(() => {}),
+      exchange: () => new Promise(() => {}),
       spend: () => new Promise(() => {}),
       requests: () => new Promise(() => {}),
       seed: async () => {},

@@ -4,7 +4,7 @@
  * A call of a key with any limit (requests per minute or day, tokens or dollars per month) or of a team with
  * `ai.tokens` is metered: one atomic reserve in the limit store before the upstream call (Redis: one round trip,
  * all limits checked and the estimate reserved on Redis time), one settle after it (the reservation is replaced by
- * the real usage). Concurrent calls share those round trips (reserve-batcher.ts, settle-batcher.ts). Everything else needed is cached: the key's limits come with the
+ * the real usage). Concurrent calls share those round trips, settles riding with reserves (limit-batcher.ts). Everything else needed is cached: the key's limits come with the
  * cached key record, the team's through a LookupCache on TEAM_LIMITS_CACHE, price overrides through PRICES_CACHE.
  * A call of an unmetered key touches no counters at all.
  *
@@ -30,8 +30,7 @@ import type { CallBodyWriter } from './call-body-writer.ts';
 import { estimateCall } from './call-estimate.ts';
 import { limitRefusal, unpricedRefusal } from './limit-refusal.ts';
 import type { AdmitRequest, CallAnswer, LimitGuard, LimitTicket } from './limit-guard.ts';
-import type { ReserveBatcher } from './reserve-batcher.ts';
-import type { SettleBatcher } from './settle-batcher.ts';
+import type { LimitBatcher } from './limit-batcher.ts';
 import { SeedSkipped, type SpendSeeder } from './spend-seeder.ts';
 
 export interface KeyLimitGuardParts {
@@ -40,8 +39,8 @@ export interface KeyLimitGuardParts {
   seeder: SpendSeeder;
   alerts: BudgetAlerts;
   bodies: CallBodyWriter;
-  settles: SettleBatcher;
-  reserves: ReserveBatcher;
+  /** Reserves and settles, batched per round of I/O (one exchange with the store). */
+  batcher: LimitBatcher;
   /** A reserve that takes longer is treated as counters down (503). */
   reserveTimeoutMs?: number;
 }
@@ -127,7 +126,7 @@ export class KeyLimitGuard implements LimitGuard {
       if (isSvcError(err)) throw err;
       // A reservation that arrives after the refusal is given back at once rather than held until it expires.
       reserving.then((late) => {
-        if (late.ok) this.#p.settles.settle({ subject, reservationId: late.reservationId, actual: { tokens: 0, dollars: 0 } }, () => {});
+        if (late.ok) this.#p.batcher.settle({ subject, reservationId: late.reservationId, actual: { tokens: 0, dollars: 0 } }, () => {});
       }, () => {});
       this.#ctx.log.error({ err, key: key.id }, 'limit counters unavailable: metered call refused');
       throw svcError('counters_unavailable', 'The limit counters cannot be reached, so this key\'s limits cannot be checked; the call is refused rather than let through unmetered. Retry shortly.', {}, { 'retry-after': '1' });
@@ -144,7 +143,7 @@ export class KeyLimitGuard implements LimitGuard {
     } catch (err) {
       if (!(err instanceof SeedSkipped)) throw err;
     }
-    return this.#p.reserves.reserve(s, { tokens: estimate.tokens, dollars: estimate.dollars });
+    return this.#p.batcher.reserve(s, { tokens: estimate.tokens, dollars: estimate.dollars });
   }
 
   #ticket(req: AdmitRequest, subject: LimitSubject | undefined, reservationId: string): LimitTicket {
@@ -163,6 +162,6 @@ export class KeyLimitGuard implements LimitGuard {
   }
 
   #settle(key: GatewayKey, subject: LimitSubject, reservationId: string, record: UsageRecord): void {
-    this.#p.settles.settle({ subject, reservationId, actual: { tokens: tokensOf(record), dollars: record.costUsd } }, (totals) => this.#p.alerts.check(key, subject, totals));
+    this.#p.batcher.settle({ subject, reservationId, actual: { tokens: tokensOf(record), dollars: record.costUsd } }, (totals) => this.#p.alerts.check(key, subject, totals));
   }
 }

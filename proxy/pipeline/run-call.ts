@@ -5,8 +5,8 @@
  * in translation. Every call with a known key ends in exactly one usage record (call-recorder.ts).
  *
  * Usage is durable before the answer is complete (issue 11 point 2): a relayed answer's last byte (a JSON body's
- * last byte; a stream's final event and its end, pipe-stream.ts) is held back until the usage writer has the
- * record committed or journaled. The gateway's own refusals are not held: they use no tokens, and one of them
+ * last byte, or the whole of a JSON body up to 64 KB; a stream's final event and its end, pipe-stream.ts) is held
+ * back until the usage writer has the record committed or journaled. The gateway's own refusals are not held: they use no tokens, and one of them
  * (usage_backlog) is what a client gets precisely when records cannot be written.
  */
 import type { FastifyReply } from 'fastify';
@@ -28,6 +28,8 @@ import { createUsageTap } from './usage-taps.ts';
 import { StreamCollector } from '../../translators/collect-stream.ts';
 
 const WARNING_CHARS = /[^\x20-\x7e]/g;
+/** A JSON answer up to this size is held whole until its usage record is durable (one write); a larger one all but its last byte. */
+const ONE_WRITE_BYTES = 64 * 1024;
 
 function answerHeaders(a: Attempt, routeWarnings: readonly string[] = []): Record<string, string | string[]> {
   const h: Record<string, string | string[]> = { 'x-svc-model': a.step.model };
@@ -92,10 +94,18 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
     reply.hijack();
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     sink.head(answer.status, { ...answer.headers, ...answerHeaders(attempt, call.warnings), 'content-length': String(body.length) });
-    // All but the last byte now; the last one once the usage record is durable.
-    void sink.write(body.subarray(0, Math.max(0, body.length - 1)));
-    sink.hold();
-    sink.end(body.subarray(Math.max(0, body.length - 1)));
+    if (body.length > ONE_WRITE_BYTES) {
+      // All but the last byte now (the transfer overlaps the commit); the last one once the record is durable.
+      void sink.write(body.subarray(0, body.length - 1));
+      sink.hold();
+      sink.end(body.subarray(body.length - 1));
+    } else {
+      // A small answer leaves whole, in one socket write, once the record is durable: sending all but its last
+      // byte first cost a second write to the client on every call. Its time to first byte is when it was ready.
+      sink.firstByteAt ??= performance.now();
+      sink.hold();
+      sink.end(body);
+    }
     const errorCode = answer.error ? `upstream_${answer.error.type}` : null;
     await rec.finish({
       status: answer.status, errorCode, attempt, firstByteAt: sink.firstByteAt, ticket, usage: answer.status < 400 ? answer.usage : undefined, complete: true,

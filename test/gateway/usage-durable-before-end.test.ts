@@ -78,13 +78,29 @@ async function heldUntilDurable<T>(call: () => Promise<T>, reached: () => boolea
 }
 
 describe('a JSON answer', () => {
-  it('reaches the client all but its last byte until the record is durable (raw bytes)', async () => {
+  const rawCall = (content: string) => fetch(`${g.s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${g.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+  });
+
+  it('reaches the client whole, in one write, only once the record is durable (raw bytes, a small answer)', async () => {
     mode = 'hold';
-    const res = await fetch(`${g.s.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${g.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'bytes' }] }),
-    });
+    let body: string | undefined;
+    const pending = rawCall('bytes').then((res) => res.text()).then((t) => (body = t));
+    await until(() => held.length === 1, 'the usage record to be held');
+    await grace();
+    expect(body, 'the answer arrived before the record was durable').toBeUndefined();
+    mode = 'pass';
+    held.splice(0).forEach((h) => h.release());
+    await pending;
+    expect((JSON.parse(body as string) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Echo: bytes');
+  });
+
+  it('reaches the client all but its last byte until the record is durable (raw bytes, an answer over 64 KB)', async () => {
+    mode = 'hold';
+    const content = 'x'.repeat(70_000);
+    const res = await rawCall(content);
     const size = Number(res.headers.get('content-length'));
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const got: Uint8Array[] = [];
@@ -106,7 +122,7 @@ describe('a JSON answer', () => {
     await pending;
     got.push(last?.value ?? new Uint8Array());
     const body = JSON.parse(Buffer.concat(got).toString('utf8')) as { choices: { message: { content: string } }[] };
-    expect(body.choices[0].message.content).toBe('Echo: bytes');
+    expect(body.choices[0].message.content).toBe(`Echo: ${content}`);
   });
 
   it.each([
@@ -202,8 +218,8 @@ describe('a record that cannot be made durable', () => {
 
 describe('the records', () => {
   it('are all stored with their usage', async () => {
-    const rows = await g.usage(13);
-    expect(rows).toHaveLength(13);
+    const rows = await g.usage(14);
+    expect(rows).toHaveLength(14);
     expect(rows.every((r) => r.status === 200 && r.output_tokens > 0)).toBe(true);
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * Reserves and settles in batches: those queued while the event loop handles one round of I/O go to the limit
+ * store together at the end of the round (turn-flush.ts), as one LimitStore.exchange (on Redis one script per team
+ * and month: the settles first, then the reserves, each call seeing the ones before it). Under load many calls
+ * share one round trip; an idle gateway waits for nothing but the end of the current I/O callbacks.
+ *
+ * A settle is never held back for a later round: a client that waits for its answer before its next call must
+ * find that call's usage settled when the next one reserves (the settle leaves in the round its call ended, before
+ * the answer's last byte, which waits for the usage record's commit). Settling is off the request path; the totals
+ * feed the budget alerts.
+ */
+import type { Logger } from '../../core/logger.ts';
+import type { Amount, LimitStore, LimitSubject, ReserveResult, Settlement, Totals } from '../../core/limits/limit-store.ts';
+import { TurnBatch, TurnFlush } from './turn-flush.ts';
+
+const MAX_BATCH = 256;
+
+type Queued =
+  | { kind: 'reserve'; subject: LimitSubject; estimate: Amount; resolve: (r: ReserveResult) => void; reject: (err: unknown) => void }
+  | { kind: 'settle'; item: Settlement; then: (totals: Totals) => void };
+
+export class LimitBatcher {
+  #store: LimitStore;
+  #log: Logger;
+  #batch: TurnBatch<Queued>;
+  #inFlight = new Set<Promise<void>>();
+
+  constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush()) {
+    this.#store = store;
+    this.#log = log;
+    this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#send(batch));
+  }
+
+  reserve(subject: LimitSubject, estimate: Amount): Promise<ReserveResult> {
+    return new Promise<ReserveResult>((resolve, reject) => this.#batch.add({ kind: 'reserve', subject, estimate, resolve, reject }));
+  }
+
+  /** Queues a settlement; `then` gets the totals after it (not called when the store fails: the error is logged). */
+  settle(item: Settlement, then: (totals: Totals) => void): void {
+    this.#batch.add({ kind: 'settle', item, then });
+  }
+
+  #send(batch: Queued[]): void {
+    const reserves = batch.filter((q) => q.kind === 'reserve');
+    const settles = batch.filter((q) => q.kind === 'settle');
+    const p = this.#store.exchange(settles.map((q) => q.item), reserves).then(
+      ({ totals, results }) => {
+        for (let i = 0; i < settles.length; i++) settles[i].then(totals[i]);
+        for (let i = 0; i < reserves.length; i++) reserves[i].resolve(results[i]);
+      },
+      (err: unknown) => {
+        for (const q of reserves) q.reject(err);
+        if (settles.length > 0) this.#log.warn({ err, calls: settles.length }, 'usage could not be settled in the limit counters; the reservations expire and the next seed catches up');
+      },
+    ).finally(() => this.#inFlight.delete(p));
+    this.#inFlight.add(p);
+  }
+
+  /** Sends what is queued and waits for every batch in flight (shutdown, tests). */
+  async drain(): Promise<void> {
+    this.#batch.flush();
+    await Promise.allSettled([...this.#inFlight]);
+  }
+}
