@@ -3,7 +3,7 @@
  * CliError of kind `api` with the status, code and message; a server that cannot be reached becomes a CliError of
  * kind `connection` that names the URL that was tried.
  */
-import { CliError } from './cli-error.ts';
+import { CliError, isCliError } from './cli-error.ts';
 
 export type Query = Record<string, string | number | undefined>;
 
@@ -39,11 +39,13 @@ const CONNECTION_REASONS: Record<string, string> = {
 export class ApiClient {
   readonly baseUrl: string;
   #token: string | null;
+  #refresh: ((failed: string) => Promise<string>) | undefined;
 
-  /** token null: send no Authorization header. */
-  constructor(baseUrl: string, token: string | null) {
+  /** token null: send no Authorization header. refresh: a new token when the server says this one has expired. */
+  constructor(baseUrl: string, token: string | null, refresh?: (failed: string) => Promise<string>) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#token = token;
+    this.#refresh = refresh;
   }
 
   url(path: string, query?: Query): string {
@@ -53,6 +55,17 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    try {
+      return await this.#send<T>(method, path, opts);
+    } catch (e) {
+      // An access token lives 15 minutes: get the next one once, then send the request again.
+      if (!this.#refresh || !this.#token || !isCliError(e) || e.code !== 'token_expired') throw e;
+      this.#token = await this.#refresh(this.#token);
+      return this.#send<T>(method, path, opts);
+    }
+  }
+
+  async #send<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
     const target = this.url(path, opts.query);
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;

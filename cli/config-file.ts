@@ -1,5 +1,6 @@
 /**
- * The CLI's config file: JSON `{ "url", "token", "token_id", "user" }` at `$SVC_CONFIG`, else
+ * The CLI's config file: JSON `{ "url", "token", "refresh_token", "token_expires_at", "user" }` (`token` is the
+ * access token of `svc login`; `token_id` names an API token stored by an older version) at `$SVC_CONFIG`, else
  * `$XDG_CONFIG_HOME/svc/config.json`, else `~/.config/svc/config.json`. It holds a secret, so it is written with
  * mode 600 (its folder 700), atomically (temporary file, then rename).
  */
@@ -12,6 +13,9 @@ export interface ConfigData {
   url?: string;
   token?: string;
   token_id?: string;
+  /** The session's refresh token (single-use: each refresh stores the next one). */
+  refresh_token?: string;
+  token_expires_at?: string;
   user?: string;
 }
 
@@ -43,7 +47,7 @@ export function readConfig(path: string, warn: (msg: string) => void = () => {})
     throw new CliError('config', `The config file ${path} must hold a JSON object.`);
   }
   const out: ConfigData = {};
-  for (const k of ['url', 'token', 'token_id', 'user'] as const) {
+  for (const k of ['url', 'token', 'token_id', 'refresh_token', 'token_expires_at', 'user'] as const) {
     const v = (data as Record<string, unknown>)[k];
     if (typeof v === 'string' && v !== '') out[k] = v;
   }

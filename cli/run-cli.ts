@@ -164,7 +164,7 @@ export async function runCli(root: Group, argv: string[], io: CliIo): Promise<nu
         const s = getSettings();
         if (o.token !== undefined) return new ApiClient(s.url, o.token);
         if (!s.token) throw new CliError('config', `Not logged in to ${s.url}: run "svc login" or set SVC_TOKEN.`);
-        return new ApiClient(s.url, s.token);
+        return new ApiClient(s.url, s.token, s.refresh);
       },
     };
     await command.run(ctx);

@@ -2,6 +2,7 @@
  * Where the CLI talks to and with which token: SVC_URL and SVC_TOKEN when set, else the config file, else the URL
  * of a local server started with `npm start` (http://127.0.0.1:8080) and no token.
  */
+import { refreshStoredToken } from './commands/login-session.ts';
 import { configPath, readConfig } from './config-file.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -12,6 +13,8 @@ export interface Settings {
   urlFrom: 'SVC_URL' | 'config' | 'default';
   tokenFrom: 'SVC_TOKEN' | 'config' | 'none';
   configPath: string;
+  /** Gets a new access token when the stored one has expired (a `svc login` session in the config file). */
+  refresh?: (failed: string) => Promise<string>;
 }
 
 export function resolveSettings(env: Record<string, string | undefined>, warn: (msg: string) => void): Settings {
@@ -25,6 +28,7 @@ export function resolveSettings(env: Record<string, string | undefined>, warn: (
     urlFrom: env.SVC_URL ? 'SVC_URL' : file.url ? 'config' : 'default',
     tokenFrom: env.SVC_TOKEN ? 'SVC_TOKEN' : file.token ? 'config' : 'none',
     configPath: path,
+    ...(!env.SVC_TOKEN && file.refresh_token ? { refresh: (failed: string) => refreshStoredToken(path, failed) } : {}),
   };
 }
 

@@ -6,7 +6,8 @@
  *            "scope": "read|deploy|write", "teams": {"<team id>": "<role>"}, "su": true (superusers only),
  *            "jti", "iat", "exp", and "act" {"iss","sub"} for a token exchanged by a CI job (RFC 8693 §4.1)}
  *
- * Roles are those at issue time: a role change reaches the caller's access tokens within their lifetime (15 min).
+ * The roles inside are those at issue time (other services may act on them for the token's 15 minutes); this service
+ * applies the user's current roles (user-roles.ts). A CI job's token carries its one team role, fixed by the rule.
  * A token is accepted while its signature, issuer, audience, type and expiry hold and its session stands.
  */
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -16,6 +17,7 @@ import { SCOPES, TEAM_ROLES } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { randomHex } from '../../core/ids.ts';
 import type { SessionState } from './session-state.ts';
+import type { UserRoles } from './user-roles.ts';
 import { SIGNING_ALG, type SigningKeyRing } from './signing-key-ring.ts';
 
 export const ACCESS_TOKEN_TTL_S = 15 * 60;
@@ -63,11 +65,13 @@ export class AccessTokenVerifier {
   #ctx: AppContext;
   #ring: SigningKeyRing;
   #sessions: SessionState;
+  #roles: UserRoles;
 
-  constructor(ctx: AppContext, ring: SigningKeyRing, sessions: SessionState) {
+  constructor(ctx: AppContext, ring: SigningKeyRing, sessions: SessionState, roles: UserRoles) {
     this.#ctx = ctx;
     this.#ring = ring;
     this.#sessions = sessions;
+    this.#roles = roles;
   }
 
   /** The verified claims (signature, type, issuer, audience, expiry); the session is not checked. */
@@ -99,11 +103,17 @@ export class AccessTokenVerifier {
     const scope = c.scope as Scope;
     if (!SCOPES.includes(scope) || typeof c.sid !== 'string') throw svcError('invalid_token', 'The access token is not valid.');
     if (!(await this.#sessions.stands(c.sid))) throw svcError('token_revoked', 'The session of this access token has ended (signed out or revoked).');
+    const sub = c.sub as string;
+    const base = { scope, via: 'access_token' as const, tokenId: c.jti as string, sessionId: c.sid };
+    if (!sub.startsWith('rule:')) {
+      const now = await this.#roles.of(sub);
+      if (!now) throw svcError('token_revoked', 'The user of this access token no longer exists.');
+      return { ...base, userId: sub, isSuperuser: now.isSuperuser, teams: now.teams };
+    }
     const teams = new Map<string, TeamRole>();
     if (c.teams && typeof c.teams === 'object') {
       for (const [team, role] of Object.entries(c.teams as Record<string, unknown>)) if (TEAM_ROLES.includes(role as TeamRole)) teams.set(team, role as TeamRole);
     }
-    const sub = c.sub as string;
-    return { userId: sub.startsWith('rule:') ? null : sub, isSuperuser: c.su === true, scope, via: 'access_token', tokenId: c.jti as string, sessionId: c.sid, teams };
+    return { ...base, userId: null, isSuperuser: false, teams };
   };
 }

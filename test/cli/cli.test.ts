@@ -52,8 +52,10 @@ describe('svc login, whoami, logout', () => {
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
     const cfg = readConfig();
     expect(cfg).toMatchObject({ url: s.url, user: 'carol' });
-    expect(cfg.token).toMatch(/^tk_/);
+    expect(cfg.token).toMatch(/^eyJ/);
+    expect(cfg.refresh_token).toMatch(/^rt_/);
     expect(r.stdout).not.toContain(cfg.token);
+    expect(r.stdout).not.toContain(cfg.refresh_token);
   });
 
   it('whoami answers from the config file, as a table and as JSON', async () => {
@@ -65,7 +67,7 @@ describe('svc login, whoami, logout', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ username: 'carol', is_superuser: false, scope: 'write', url: s.url });
   });
 
-  it('logging in again revokes the previous token', async () => {
+  it('logging in again ends the previous session', async () => {
     const before = readConfig();
     const r = await runSvc(['login', '--url', s.url, '--user', 'carol', '--password-stdin', '--json'], env, PASSWORD);
     expect(r.code).toBe(0);
@@ -224,11 +226,11 @@ describe('failures and help', () => {
     });
   });
 
-  it('logout revokes the stored token and forgets it', async () => {
+  it('logout ends the stored session and forgets it', async () => {
     const token = readConfig().token;
     const r = await runSvc(['logout'], env);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('the token is revoked');
+    expect(r.stdout).toContain('the session is ended');
     expect(readConfig()).toEqual({ url: s.url });
     const old = await runSvc(['whoami'], { ...env, SVC_TOKEN: token });
     expect(old.stderr).toContain('token_revoked');
