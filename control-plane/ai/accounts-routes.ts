@@ -18,6 +18,8 @@ import {
 import { accountView, type AccountRow } from './account-view.ts';
 import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { accountDetails } from './quota/account-details.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { ACCOUNT_VIEW, ACCOUNT_WITH_DETAILS, CHANGED_ACCOUNT, DELETED_ACCOUNT } from './ai-schemas.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const MAX_ACCOUNT_MODELS = 500;
@@ -72,6 +74,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
         required: ['name', 'provider'],
         properties: { ...FIELDS, provider: { type: 'string', enum: [...PROVIDERS] }, kind: { type: 'string', enum: [...ACCOUNT_KINDS], default: 'api_key' } },
       },
+      response: { 201: CHANGED_ACCOUNT },
     },
   }, async (req, reply) => {
     requireSuperuser(principal(req));
@@ -109,6 +112,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['ai'],
       summary: 'List provider accounts (superusers)',
       querystring: { type: 'object', properties: { ...LIST_QUERY, provider: { type: 'string', enum: [...PROVIDERS] }, state: { type: 'string', enum: ['active', 'disabled', 'needs_sign_in', 'paused'] } } },
+      response: { 200: listOf(ACCOUNT_VIEW) },
     },
   }, async (req) => {
     requireSuperuser(principal(req), 'read');
@@ -126,7 +130,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listEnvelope(r.rows, limit, (a) => [a.created_at.toISOString(), a.id], accountView);
   });
 
-  app.get('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Show a provider account (never its secret), with its quota windows, pauses, cooldown and sign-in', params: ID_PARAMS } }, async (req) => {
+  app.get('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Show a provider account (never its secret), with its quota windows, pauses, cooldown and sign-in', params: ID_PARAMS, response: { 200: ACCOUNT_WITH_DETAILS } } }, async (req) => {
     requireSuperuser(principal(req), 'read');
     const a = await load((req.params as { id: string }).id);
     return { ...accountView(a), ...(await accountDetails(ctx, a.id)) };
@@ -138,6 +142,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: 'Change a provider account (superusers); api_key replaces the secret',
       params: ID_PARAMS,
       body: { type: 'object', additionalProperties: false, properties: { ...FIELDS, provider: { type: 'string' }, kind: { type: 'string' } } },
+      response: { 200: CHANGED_ACCOUNT },
     },
   }, async (req) => {
     requireSuperuser(principal(req));
@@ -181,7 +186,7 @@ export function accountsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { ...accountView(row), ...(warning ? { warnings: [warning] } : {}) };
   });
 
-  app.delete('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Remove a provider account (superusers); its usage records stay', params: ID_PARAMS } }, async (req) => {
+  app.delete('/api/v1/accounts/:id', { schema: { tags: ['ai'], summary: 'Remove a provider account (superusers); its usage records stay', params: ID_PARAMS, response: { 200: DELETED_ACCOUNT } } }, async (req) => {
     requireSuperuser(principal(req));
     const r = await ctx.db.query<AccountRow>('DELETE FROM provider_accounts WHERE id = $1 RETURNING *', [(req.params as { id: string }).id]);
     if (!r.rows[0]) throw svcError('not_found', `Provider account ${(req.params as { id: string }).id} was not found.`);

@@ -16,6 +16,8 @@ import { ALIASES_CACHE } from '../../core/ai/cache-names.ts';
 import { principal } from '../auth-hook.ts';
 import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { ALIAS_VIEW, CHANGED_ALIAS, DELETED_ALIAS } from './ai-schemas.ts';
 
 export const MAX_ALIAS_MODELS = 10;
 
@@ -48,6 +50,7 @@ export function aliasesRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: 'Create or replace a model alias (superusers)',
       params: NAME_PARAMS,
       body: { type: 'object', additionalProperties: false, required: ['models'], properties: { models: { ...MODEL_LIST_SCHEMA, description: 'Model ids in the order they are tried (1 to 10).' } } },
+      response: { 200: CHANGED_ALIAS, 201: CHANGED_ALIAS },
     },
   }, async (req, reply) => {
     requireSuperuser(principal(req));
@@ -79,7 +82,7 @@ export function aliasesRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(created ? 201 : 200).send({ ...aliasView(row), ...(warnings.length ? { warnings } : {}) });
   });
 
-  app.get('/api/v1/aliases', { schema: { tags: ['ai'], summary: 'List model aliases', querystring: { type: 'object', properties: LIST_QUERY } } }, async (req) => {
+  app.get('/api/v1/aliases', { schema: { tags: ['ai'], summary: 'List model aliases', querystring: { type: 'object', properties: LIST_QUERY }, response: { 200: listOf(ALIAS_VIEW) } } }, async (req) => {
     principal(req);
     const { limit, after } = parseListParams(req.query as Record<string, string>, 1);
     const r = await ctx.db.query<AliasRow>(
@@ -89,12 +92,12 @@ export function aliasesRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listEnvelope(r.rows, limit, (a) => [a.name], aliasView);
   });
 
-  app.get('/api/v1/aliases/:name', { schema: { tags: ['ai'], summary: 'Show a model alias', params: NAME_PARAMS } }, async (req) => {
+  app.get('/api/v1/aliases/:name', { schema: { tags: ['ai'], summary: 'Show a model alias', params: NAME_PARAMS, response: { 200: ALIAS_VIEW } } }, async (req) => {
     principal(req);
     return aliasView(await load((req.params as { name: string }).name));
   });
 
-  app.delete('/api/v1/aliases/:name', { schema: { tags: ['ai'], summary: 'Delete a model alias (superusers)', params: NAME_PARAMS } }, async (req) => {
+  app.delete('/api/v1/aliases/:name', { schema: { tags: ['ai'], summary: 'Delete a model alias (superusers)', params: NAME_PARAMS, response: { 200: DELETED_ALIAS } } }, async (req) => {
     requireSuperuser(principal(req));
     const name = (req.params as { name: string }).name;
     const r = await ctx.db.query<AliasRow>('DELETE FROM model_aliases WHERE name = $1 RETURNING *', [name]);

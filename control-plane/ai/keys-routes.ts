@@ -16,6 +16,8 @@ import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
 import { applyLogBodiesChange } from '../calls/call-bodies.ts';
 import { COMPRESSION_MODES, type CompressionMode } from '../../core/ai/compression-settings.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { CHANGED_KEY, CREATED_KEY, DELETED_KEY, KEY_VIEW } from './ai-schemas.ts';
 
 const ID_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const MAX_KEY_MODELS = 100;
@@ -53,6 +55,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
         required: ['name'],
         properties: { name: NAME, own: { type: 'boolean', default: false, description: 'The key belongs to you inside the team (visible to you and team admins).' }, ...FIELDS },
       },
+      response: { 201: CREATED_KEY },
     },
   }, async (req, reply) => {
     const p = principal(req);
@@ -81,6 +84,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['ai'],
       summary: 'List the gateway keys you can see (narrow with team; own=true for yours only)',
       querystring: { type: 'object', properties: { ...LIST_QUERY, team: { type: 'string' }, own: { type: 'string', enum: ['true', 'false'] } } },
+      response: { 200: listOf(KEY_VIEW) },
     },
   }, async (req) => {
     const p = principal(req);
@@ -98,7 +102,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listEnvelope(r.rows, limit, (k) => [k.created_at.toISOString(), k.id], keyView);
   });
 
-  app.get('/api/v1/keys/:id', { schema: { tags: ['ai'], summary: 'Show a gateway key (never its secret)', params: ID_PARAMS } }, async (req) => {
+  app.get('/api/v1/keys/:id', { schema: { tags: ['ai'], summary: 'Show a gateway key (never its secret)', params: ID_PARAMS, response: { 200: KEY_VIEW } } }, async (req) => {
     return keyView(await loadVisibleKey(ctx.db, principal(req), (req.params as { id: string }).id));
   });
 
@@ -108,6 +112,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: 'Change a gateway key: name, models, limits (replaces the whole object), log_bodies, compression, disabled',
       params: ID_PARAMS,
       body: { type: 'object', additionalProperties: false, properties: { name: NAME, ...FIELDS, disabled: { type: 'boolean' } } },
+      response: { 200: CHANGED_KEY },
     },
   }, async (req) => {
     const p = principal(req);
@@ -132,7 +137,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { ...keyView(r.rows[0]), ...(warnings.length ? { warnings } : {}) };
   });
 
-  app.delete('/api/v1/keys/:id', { schema: { tags: ['ai'], summary: 'Delete a gateway key; it stops working at once on every node', params: ID_PARAMS } }, async (req) => {
+  app.delete('/api/v1/keys/:id', { schema: { tags: ['ai'], summary: 'Delete a gateway key; it stops working at once on every node', params: ID_PARAMS, response: { 200: DELETED_KEY } } }, async (req) => {
     const p = principal(req);
     const k = await loadVisibleKey(ctx.db, p, (req.params as { id: string }).id);
     requireTeam(p, k.team_id, 'write');

@@ -18,6 +18,8 @@ import { listPriceOf, priceOf, type Price, type ResolvedPrice } from '../../core
 import { overrideOf, type PriceRow } from '../../core/ai/price-overrides.ts';
 import { principal } from '../auth-hook.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { CHANGED_PRICE, PRICE_ITEM } from './ai-schemas.ts';
 
 const MAX_PRICE = 10_000;
 const PRICE = { type: 'number', minimum: 0, maximum: MAX_PRICE } as const;
@@ -45,6 +47,7 @@ export function pricesRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['ai'],
       summary: `Prices per model: list price (as of ${LIST_PRICES_AS_OF}), override and effective price, USD per million tokens`,
       querystring: { type: 'object', properties: { ...LIST_QUERY, model: { type: 'string', description: 'Show the one price that applies to this model id.' } } },
+      response: { 200: listOf(PRICE_ITEM) },
     },
   }, async (req) => {
     principal(req);
@@ -73,6 +76,7 @@ export function pricesRoutes(app: FastifyInstance, ctx: AppContext): void {
         required: ['input_per_mtok', 'output_per_mtok'],
         properties: { input_per_mtok: PRICE, output_per_mtok: PRICE, cache_read_per_mtok: PRICE, cache_write_per_mtok: PRICE },
       },
+      response: { 200: CHANGED_PRICE, 201: CHANGED_PRICE },
     },
   }, async (req, reply) => {
     requireSuperuser(principal(req));
@@ -96,7 +100,7 @@ export function pricesRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(r.rows[0].inserted ? 201 : 200).send({ ...itemOf(model, await readOverrides()), ...(warnings.length ? { warnings } : {}) });
   });
 
-  app.delete('/api/v1/prices/:model', { schema: { tags: ['ai'], summary: "Remove a model's price override (superusers); the list price applies again", params: MODEL_PARAMS } }, async (req) => {
+  app.delete('/api/v1/prices/:model', { schema: { tags: ['ai'], summary: "Remove a model's price override (superusers); the list price applies again", params: MODEL_PARAMS, response: { 200: PRICE_ITEM } } }, async (req) => {
     requireSuperuser(principal(req));
     const model = (req.params as { model: string }).model;
     const r = await ctx.db.query('DELETE FROM model_prices WHERE model = $1', [model]);

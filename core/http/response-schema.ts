@@ -23,6 +23,12 @@ export function object(properties: Record<string, Schema>, optional: readonly st
   return { type: 'object', required: Object.keys(properties).filter((k) => !optional.includes(k)), properties, ...extra };
 }
 
+/** The same schema, or null. */
+export function nullable(schema: Schema): Schema {
+  const t = schema.type;
+  return { ...schema, type: [...(Array.isArray(t) ? t : [t]), 'null'] };
+}
+
 /** The list envelope {"items":[…],"next_cursor":…} of core/http/list.ts. */
 export function listOf(item: Schema): Schema {
   return object({ items: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last.' } });

@@ -11,6 +11,7 @@ import { principal } from '../../auth-hook.ts';
 import { MODEL_LIST_SCHEMA } from '../model-list-input.ts';
 import { finishSignIn, type FinishInput } from './finish-sign-in.ts';
 import { startSignIn, type StartInput } from './start-sign-in.ts';
+import { SIGN_IN_PENDING, SIGN_IN_STARTED, SIGNED_IN_ACCOUNT } from '../ai-schemas.ts';
 
 export function oauthRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/v1/accounts/oauth/start', {
@@ -33,6 +34,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext): void {
           project_id: { type: 'string', minLength: 1, maxLength: 200, description: 'Gemini plans: the Code Assist project (looked up when absent).' },
         },
       },
+      response: { 201: SIGN_IN_STARTED },
     },
   }, async (req, reply) => {
     const p = principal(req);
@@ -53,6 +55,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext): void {
           callback_url: { type: 'string', maxLength: 8192, description: 'The whole address the browser ended on after approving.' },
         },
       },
+      response: { 200: SIGNED_IN_ACCOUNT, 201: SIGNED_IN_ACCOUNT, 202: SIGN_IN_PENDING },
     },
   }, async (req, reply) => {
     requireSuperuser(principal(req));

@@ -9,6 +9,7 @@ import { svcError } from '../../../core/errors.ts';
 import { readAccountQuota, type QuotaAccount } from '../../../core/ai/subscriptions/read-account-quota.ts';
 import { principal } from '../../auth-hook.ts';
 import { accountDetails } from './account-details.ts';
+import { QUOTA_REFRESHED } from '../ai-schemas.ts';
 
 export function quotaRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/v1/accounts/:id/quota/refresh', {
@@ -16,6 +17,7 @@ export function quotaRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['ai'],
       summary: "Read a subscription account's quota windows now (superusers)",
       params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      response: { 200: QUOTA_REFRESHED },
     },
   }, async (req) => {
     requireSuperuser(principal(req));
