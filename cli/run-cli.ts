@@ -3,11 +3,11 @@
  * declarations, parses and checks options and arguments, runs the command and turns failures into a message on
  * stderr and an exit status (cli-error.ts lists them).
  */
-import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client.ts';
 import { CliError, isCliError } from './cli-error.ts';
 import type { Command, CommandContext, Group, OptionSpecs } from './command.ts';
 import { Output, type Writer } from './output.ts';
+import { parseCommandLine } from './parse-command-line.ts';
 import { resolveSettings, type Settings } from './settings.ts';
 
 export interface CliIo {
@@ -71,36 +71,6 @@ function wantsHelp(argv: string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-function parseCommandLine(path: string[], c: Command, argv: string[]): { opts: Record<string, string | boolean | undefined>; args: Record<string, string | undefined> } {
-  const helpFor = path.join(' ');
-  const specs = { ...c.options, ...GLOBAL_OPTIONS };
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: Object.fromEntries(Object.entries(specs).map(([n, o]) => [n, o.short ? { type: o.type, short: o.short } : { type: o.type }])),
-    });
-  } catch (e) {
-    throw new CliError('usage', (e as Error).message, { helpFor });
-  }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
-  for (const [n, o] of Object.entries(c.options ?? {})) {
-    if (o.required && (values[n] === undefined || values[n] === '')) throw new CliError('usage', `The option --${n} is required.`, { helpFor });
-  }
-  const declared = c.args ?? [];
-  if (parsed.positionals.length > declared.length) {
-    throw new CliError('usage', `Unexpected argument "${parsed.positionals[declared.length]}".`, { helpFor });
-  }
-  const args: Record<string, string | undefined> = {};
-  declared.forEach((a, i) => {
-    args[a.name] = parsed.positionals[i];
-    if (a.required && !args[a.name]) throw new CliError('usage', `The argument <${a.name}> is required.`, { helpFor });
-  });
-  return { opts: values, args };
-}
-
 function report(e: unknown, out: Writer, json: boolean, env: CliIo['env']): number {
   if (!isCliError(e)) {
     out.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
@@ -149,7 +119,7 @@ export async function runCli(root: Group, argv: string[], io: CliIo): Promise<nu
   }
   const json = rest.includes('--json');
   try {
-    const { opts, args } = parseCommandLine(path, command, rest);
+    const { opts, args } = parseCommandLine(path, command, rest, GLOBAL_OPTIONS);
     const out = new Output(Boolean(opts.json), io.stdout, io.stderr);
     let settings: Settings | undefined;
     const getSettings = () => (settings ??= resolveSettings(io.env, (m) => out.warn(m)));

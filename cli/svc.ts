@@ -2,8 +2,8 @@
 /**
  * svc — the command-line client of the svc REST API. It imports nothing of the server: every command is an HTTP
  * call through cli/api-client.ts. Server URL and token come from SVC_URL / SVC_TOKEN, else the config file written
- * by `svc login` (cli/config-file.ts). Exit status: 0 ok, 1 refused by the server, 2 bad command line, 3 server
- * not reachable.
+ * by `svc login` (cli/config-file.ts). Exit status: 0 ok, 1 refused by the server (or not logged in), 2 bad command
+ * line, 3 server not reachable (cli-error.ts).
  *
  * Adding commands
  * ---------------
@@ -43,6 +43,8 @@ import { teamsGroup } from './commands/teams.ts';
 import { tokensGroup } from './commands/tokens.ts';
 import { errorsGroup } from './commands/errors.ts';
 import { aiGroup } from './commands/ai.ts';
+import { usersGroup } from './commands/users.ts';
+import { webhooksGroup } from './commands/webhooks.ts';
 
 const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and error-tracking service.', [
   login,
@@ -50,8 +52,10 @@ const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and 
   whoami,
   tokensGroup,
   teamsGroup,
+  usersGroup,
   errorsGroup,
   aiGroup,
+  webhooksGroup,
 ]);
 
 function version(): string {

@@ -4,10 +4,12 @@
  * /api/v1/projects/{id}/releases).
  */
 import { seg } from '../api-client.ts';
-import { CliError } from '../cli-error.ts';
+import { CliError, isCliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
+import type { ApiClient } from '../api-client.ts';
 import type { Column } from '../output.ts';
 import { resolveProject } from './errors-projects.ts';
+import { renderStackTrace, type StoredEvent } from './stack-trace.ts';
 
 interface Issue {
   id: string;
@@ -24,6 +26,7 @@ interface Issue {
   first_release: string | null;
   last_release: string | null;
   assignee: string | null;
+  last_event_id: string | null;
   url: string;
   hourly?: Array<{ hour: string; count: number }>;
 }
@@ -147,9 +150,27 @@ export const issueCommand = defineCommand({
     const path = `/api/v1/issues/${seg(ctx.args.id as string)}`;
     if (Object.keys(body).length) await api.request<Issue>('PATCH', path, { body });
     const issue = await api.get<Issue>(path);
-    ctx.out.result(issue, () => ctx.out.fields(issueFields(issue)));
+    const event = await latestEvent(api, issue);
+    ctx.out.result({ ...issue, latest_event: event }, () => {
+      ctx.out.fields(issueFields(issue));
+      if (!event) return;
+      const where = [event.release && `release ${event.release}`, event.environment].filter(Boolean).join(', ');
+      ctx.out.line(`\nLatest event ${event.event_id} at ${event.timestamp.replace(/\.\d+Z$/, 'Z')}${where ? ` (${where})` : ''}:`);
+      ctx.out.line(renderStackTrace(event).trimEnd() || 'No stack trace in this event.');
+    });
   },
 });
+
+/** The issue's latest stored event, or null when it has none left (retention deletes events, not issues). */
+async function latestEvent(api: ApiClient, issue: Issue): Promise<StoredEvent | null> {
+  if (!issue.last_event_id) return null;
+  try {
+    return await api.get<StoredEvent>(`/api/v1/events/${seg(issue.last_event_id)}`, { project: issue.project });
+  } catch (e) {
+    if (isCliError(e) && e.code === 'not_found') return null;
+    throw e;
+  }
+}
 
 const RELEASE_COLUMNS: Column<Release>[] = [
   { title: 'version', value: (r) => r.version },
