@@ -10,6 +10,8 @@ import type { Scheduler } from '../../core/scheduler.ts';
 import { principal } from '../auth-hook.ts';
 import { optionalTeamOfRequest } from '../team-of-request.ts';
 import { CALL_COLUMNS, callView, deleteExpiredCallBodies, readableCallsWhere, type CallRow } from './call-bodies.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { CALL_DETAIL, CALL_SUMMARY } from './call-schemas.ts';
 
 export const CALL_BODIES_EXPIRY_JOB = 'call-bodies-expiry';
 
@@ -31,6 +33,7 @@ export function callsRoutes(app: FastifyInstance, ctx: AppContext, scheduler: Sc
         type: 'object',
         properties: { ...LIST_QUERY, key: { type: 'string', description: 'Only this gateway key (id).' }, team: { type: 'string', description: 'Only this team (id or name).' } },
       },
+      response: { 200: listOf(CALL_SUMMARY) },
     },
   }, async (req) => {
     const p = principal(req);
@@ -55,6 +58,7 @@ export function callsRoutes(app: FastifyInstance, ctx: AppContext, scheduler: Sc
       tags: ['ai'],
       summary: 'One kept call: its request as received and its answer as the client got it (a stream as the assembled answer)',
       params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      response: { 200: CALL_DETAIL },
     },
   }, async (req) => {
     const p = principal(req);

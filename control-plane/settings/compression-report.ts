@@ -16,6 +16,7 @@ import { svcError } from '../../core/errors.ts';
 import { priceOf } from '../../core/ai/price-of.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
 import { principal } from '../auth-hook.ts';
+import { COMPRESSION_REPORT } from './compression-schemas.ts';
 
 const GROUPS = { key: 'key_id', model: 'model', team: 'team_id' } as const;
 type GroupBy = keyof typeof GROUPS;
@@ -56,6 +57,7 @@ export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): 
           group_by: { type: 'string', enum: Object.keys(GROUPS), default: 'model' },
         },
       },
+      response: { 200: COMPRESSION_REPORT },
     },
   }, async (req) => {
     const teams = readableTeams(principal(req));

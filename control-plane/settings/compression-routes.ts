@@ -19,6 +19,7 @@ import { resolveTeamId } from '../team-of-request.ts';
 import { loadKnownModels, unknownModelWarnings } from '../ai/known-models.ts';
 import { checkRules, SETTINGS_BODY } from './compression-input.ts';
 import { compressionReportRoutes } from './compression-report.ts';
+import { CHANGED_COMPRESSION_SETTINGS, COMPRESSION_SETTINGS, TEAM_COMPRESSION } from './compression-schemas.ts';
 
 const TEAM_PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const TEAM_BODY = {
@@ -33,14 +34,14 @@ function settingsView(s: CompressionSettings) {
 export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
   compressionReportRoutes(app, ctx);
   app.get('/api/v1/settings/compression', {
-    schema: { tags: ['ai'], summary: 'Show the compression settings (superusers): instance mode, last turns kept, model rules' },
+    schema: { tags: ['ai'], summary: 'Show the compression settings (superusers): instance mode, last turns kept, model rules', response: { 200: COMPRESSION_SETTINGS } },
   }, async (req) => {
     requireSuperuser(principal(req), 'read');
     return settingsView(await readCompressionSettings(ctx.db));
   });
 
   app.put('/api/v1/settings/compression', {
-    schema: { tags: ['ai'], summary: 'Set the compression settings (superusers); a rule pattern that matches no known model is kept with a warning', body: SETTINGS_BODY },
+    schema: { tags: ['ai'], summary: 'Set the compression settings (superusers); a rule pattern that matches no known model is kept with a warning', body: SETTINGS_BODY, response: { 200: CHANGED_COMPRESSION_SETTINGS } },
   }, async (req) => {
     const p = principal(req);
     requireSuperuser(p);
@@ -56,7 +57,7 @@ export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
     return { ...settingsView(await readCompressionSettings(ctx.db)), ...(warnings.length ? { warnings } : {}) };
   });
 
-  app.get('/api/v1/teams/:id/compression', { schema: { tags: ['teams'], summary: "Show a team's compression mode (null: inherit)", params: TEAM_PARAMS } }, async (req) => {
+  app.get('/api/v1/teams/:id/compression', { schema: { tags: ['teams'], summary: "Show a team's compression mode (null: inherit)", params: TEAM_PARAMS, response: { 200: TEAM_COMPRESSION } } }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     requireTeam(principal(req), id, 'read');
     const r = await ctx.db.query<{ compression: CompressionMode | null }>('SELECT compression FROM teams WHERE id = $1', [id]);
@@ -64,7 +65,7 @@ export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.put('/api/v1/teams/:id/compression', {
-    schema: { tags: ['teams'], summary: "Set a team's compression mode (team admins); it can only lower the instance mode", params: TEAM_PARAMS, body: TEAM_BODY },
+    schema: { tags: ['teams'], summary: "Set a team's compression mode (team admins); it can only lower the instance mode", params: TEAM_PARAMS, body: TEAM_BODY, response: { 200: TEAM_COMPRESSION } },
   }, async (req) => {
     const id = await resolveTeamId(ctx.db, (req.params as { id: string }).id);
     requireTeam(principal(req), id, 'manage');

@@ -9,6 +9,7 @@ import type { AppContext } from '../../core/context.ts';
 import { svcError } from '../../core/errors.ts';
 import { hashSecret } from '../../core/ids.ts';
 import { keyQuota, type QuotaKey } from './key-quota.ts';
+import { KEY_QUOTA } from './usage-schemas.ts';
 
 function presentedKey(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
@@ -23,6 +24,7 @@ export function quotaRoutes(app: FastifyInstance, ctx: AppContext): void {
     schema: {
       tags: ['ai'],
       summary: "A gateway key's limits, spend this month (calendar month, UTC), requests in the last minute and day, and what remains; authorized by the key itself (Bearer sk-svc-… or x-api-key)",
+      response: { 200: KEY_QUOTA },
     },
   }, async (req) => {
     const secret = presentedKey(req);

@@ -12,6 +12,7 @@ import { principal } from '../auth-hook.ts';
 import { optionalTeamOfRequest } from '../team-of-request.ts';
 import { canSeeKey } from '../ai/key-service.ts';
 import { GROUPS, namesOf, queryGroups, querySeries, type Group, type GroupRow, type UsageFilter } from './usage-query.ts';
+import { USAGE_REPORT } from './usage-schemas.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -62,6 +63,7 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
           key: { type: 'string', description: 'Only this gateway key (id).' },
         },
       },
+      response: { 200: USAGE_REPORT },
     },
   }, async (req) => {
     const p = principal(req);
