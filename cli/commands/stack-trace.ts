@@ -39,7 +39,7 @@ const where = (f: Frame): string => {
 };
 
 const COLUMNS: Column<Frame>[] = [
-  { title: 'app', value: (f) => (f.in_app ? '*' : '') },
+  { title: 'app', value: (f) => (f.in_app ? '*' : ' ') },
   { title: 'function', value: (f) => f.function ?? '?' },
   { title: 'file:line', value: where },
 ];
