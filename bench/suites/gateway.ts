@@ -21,6 +21,7 @@ import { api, ROOT, startChild, type Child } from '../gateway/processes.ts';
 import { cpuMs, peakRssMb } from '../gateway/proc-stats.ts';
 import { renderReport, type Sample } from '../gateway/report.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
+import { measureMetricsCost } from '../gateway/metrics-cost.ts';
 
 const ADMIN = `bench-admin-${randomHex(8)}`;
 const SMALL_HEAP = '--max-semi-space-size=2';
@@ -55,6 +56,8 @@ export const suite: BenchSuite = {
   name: 'gateway',
   description: 'fake upstream direct vs bare undici proxy vs the gateway (same style, cross style; JSON and streamed)',
   async run(args) {
+    // --metrics-cost: what metrics and request logs cost per call, instead of the comparison below.
+    if (args.includes('--metrics-cost')) return measureMetricsCost(args);
     const rounds = opt(args, 'rounds', 3);
     const durationMs = opt(args, 'seconds', 4) * 1000;
     const concurrency = opt(args, 'concurrency', 50);
