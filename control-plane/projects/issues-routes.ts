@@ -13,6 +13,8 @@ import { ISSUE_FILTER_QUERY, parseIssueFilter } from './issue-filter.ts';
 import { MAX_HOURS, parseHours } from './issue-hourly.ts';
 import { bulkUpdateIssues, issueDetail, listIssues, MAX_BULK_ISSUES, updateIssue } from './issue-service.ts';
 import { parseNumericId } from './project-view.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { EVENT_DETAIL, EVENT_SUMMARY, ISSUE_DETAIL, ISSUE_VIEW } from './errors-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
@@ -25,6 +27,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: "List a project's issues with filters; sorted by last_seen (default), first_seen, count or people",
       params: ID,
       querystring: { type: 'object', properties: { ...LIST_QUERY, ...ISSUE_FILTER_QUERY } },
+      response: { 200: listOf(ISSUE_VIEW) },
     },
   }, async (req) => listIssues(ctx, principal(req), idOf(req), parseIssueFilter(query(req)), parseListParams(query(req), 3)));
 
@@ -39,6 +42,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
         required: ['ids'],
         properties: { ids: { type: 'array', minItems: 1, maxItems: MAX_BULK_ISSUES, items: { type: 'string', maxLength: 64 } }, ...ISSUE_CHANGE_FIELDS },
       },
+      response: { 200: listOf(ISSUE_VIEW) },
     },
   }, async (req) => {
     const body = req.body as Record<string, unknown> & { ids: string[] };
@@ -52,6 +56,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: 'Show an issue with its hourly counts (last 24 hours, or ?hours= up to 90 days)',
       params: ID,
       querystring: { type: 'object', properties: { hours: { type: 'string', description: `Hours of hourly counts, 1 to ${MAX_HOURS} (default 24).` } } },
+      response: { 200: ISSUE_DETAIL },
     },
   }, async (req) => issueDetail(ctx, principal(req), idOf(req), parseHours(query(req).hours)));
 
@@ -61,6 +66,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: "Change an issue's state and/or assignee (me or null)",
       params: ID,
       body: { type: 'object', additionalProperties: false, properties: ISSUE_CHANGE_FIELDS },
+      response: { 200: ISSUE_VIEW },
     },
   }, async (req) => {
     const p = principal(req);
@@ -68,7 +74,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get('/api/v1/issues/:id/events', {
-    schema: { tags: ['issues'], summary: "An issue's stored events, newest first", params: ID, querystring: { type: 'object', properties: LIST_QUERY } },
+    schema: { tags: ['issues'], summary: "An issue's stored events, newest first", params: ID, querystring: { type: 'object', properties: LIST_QUERY }, response: { 200: listOf(EVENT_SUMMARY) } },
   }, async (req) => listIssueEvents(ctx, principal(req), idOf(req), parseListParams(query(req), 2)));
 
   app.get('/api/v1/events/:event_id', {
@@ -77,6 +83,7 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: 'One event as stored (normalised and scrubbed)',
       params: { type: 'object', properties: { event_id: { type: 'string' } }, required: ['event_id'] },
       querystring: { type: 'object', properties: { project: { type: 'string', description: 'The project id, when two projects have an event with this id.' } } },
+      response: { 200: EVENT_DETAIL },
     },
   }, async (req) => {
     const raw = query(req).project;

@@ -12,13 +12,15 @@ import { CREATE_PROJECT_BODY, UPDATE_PROJECT_BODY, type ProjectInput } from './p
 import { listProjectKeys, rotateProjectKey } from './project-keys.ts';
 import { createProject, deleteProject, listProjects, loadProject, updateProject } from './project-service.ts';
 import { projectView } from './project-view.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { PROJECT_KEY_VIEW, PROJECT_VIEW, ROTATED_PROJECT_KEY } from './errors-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function projectsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/api/v1/projects', {
-    schema: { tags: ['projects'], summary: 'Create an error-tracking project in a team; the answer carries its DSN', body: CREATE_PROJECT_BODY },
+    schema: { tags: ['projects'], summary: 'Create an error-tracking project in a team; the answer carries its DSN', body: CREATE_PROJECT_BODY, response: { 201: PROJECT_VIEW } },
   }, async (req, reply) => {
     const teamId = await requireTeamOfRequest(ctx.db, req);
     const project = await createProject(ctx, principal(req), teamId, req.body as ProjectInput & { name: string });
@@ -30,6 +32,7 @@ export function projectsRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['projects'],
       summary: 'List the projects you can see (narrow with X-Svc-Team or team)',
       querystring: { type: 'object', properties: { ...LIST_QUERY, team: { type: 'string' }, slug: { type: 'string', maxLength: 50 } } },
+      response: { 200: listOf(PROJECT_VIEW) },
     },
   }, async (req) => {
     const q = req.query as { slug?: string };
@@ -37,23 +40,23 @@ export function projectsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return listProjects(ctx, principal(req), { teamId, slug: q.slug || undefined }, parseListParams(req.query as Record<string, string>, 1));
   });
 
-  app.get('/api/v1/projects/:id', { schema: { tags: ['projects'], summary: 'Show a project and its DSN', params: ID } }, async (req) => {
+  app.get('/api/v1/projects/:id', { schema: { tags: ['projects'], summary: 'Show a project and its DSN', params: ID, response: { 200: PROJECT_VIEW } } }, async (req) => {
     return projectView(await loadProject(ctx, principal(req), idOf(req)), ctx.config.publicUrl);
   });
 
   app.patch('/api/v1/projects/:id', {
-    schema: { tags: ['projects'], summary: "Change a project's name, limits, scrub keys or retention", params: ID, body: UPDATE_PROJECT_BODY },
+    schema: { tags: ['projects'], summary: "Change a project's name, limits, scrub keys or retention", params: ID, body: UPDATE_PROJECT_BODY, response: { 200: PROJECT_VIEW } },
   }, async (req) => updateProject(ctx, principal(req), idOf(req), req.body as ProjectInput));
 
   app.delete('/api/v1/projects/:id', {
-    schema: { tags: ['projects'], summary: 'Delete a project with its issues and events; its DSNs stop at once', params: ID },
+    schema: { tags: ['projects'], summary: 'Delete a project with its issues and events; its DSNs stop at once', params: ID, response: { 200: PROJECT_VIEW } },
   }, async (req) => deleteProject(ctx, principal(req), idOf(req)));
 
   app.get('/api/v1/projects/:id/keys', {
-    schema: { tags: ['projects'], summary: "List a project's client keys (DSNs), the active one first", params: ID, querystring: { type: 'object', properties: LIST_QUERY } },
+    schema: { tags: ['projects'], summary: "List a project's client keys (DSNs), the active one first", params: ID, querystring: { type: 'object', properties: LIST_QUERY }, response: { 200: listOf(PROJECT_KEY_VIEW) } },
   }, async (req) => listProjectKeys(ctx, principal(req), idOf(req), parseListParams(req.query as Record<string, string>, 2)));
 
   app.post('/api/v1/projects/:id/keys', {
-    schema: { tags: ['projects'], summary: 'Rotate the DSN: a new key; every previous key is refused at once', params: ID },
+    schema: { tags: ['projects'], summary: 'Rotate the DSN: a new key; every previous key is refused at once', params: ID, response: { 201: ROTATED_PROJECT_KEY } },
   }, async (req, reply) => reply.code(201).send(await rotateProjectKey(ctx, principal(req), idOf(req))));
 }

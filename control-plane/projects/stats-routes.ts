@@ -8,6 +8,7 @@ import type { AppContext } from '../../core/context.ts';
 import { principal } from '../auth-hook.ts';
 import { parseStatsParams, STATS_QUERY, type StatsInput } from './stats-params.ts';
 import { projectStats } from './stats-service.ts';
+import { PROJECT_STATS } from './errors-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
@@ -18,6 +19,7 @@ export function statsRoutes(app: FastifyInstance, ctx: AppContext): void {
       summary: "A project's ingest outcomes (accepted, filtered, rate_limited, invalid, client_discard): totals and a series by hour or day",
       params: ID,
       querystring: { type: 'object', properties: STATS_QUERY },
+      response: { 200: PROJECT_STATS },
     },
   }, async (req) => {
     const p = principal(req);
