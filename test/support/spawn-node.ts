@@ -18,10 +18,17 @@ export interface NodeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>): Promise<NodeProcess> {
+/** How a node is started: by default this test runner's node running main.js with the role. */
+export interface NodeCommand {
+  command: string;
+  args: string[];
+}
+
+export function spawnNode(role: 'all' | 'proxy' | 'control-plane', env: Record<string, string>, how?: NodeCommand): Promise<NodeProcess> {
   // A data directory of its own, removed when the process exits (one named in env is the caller's to keep).
   const ownDir = env.SVC_DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'svc-node-')) : undefined;
-  const proc = spawn(process.execPath, [join(ROOT, 'main.js'), 'serve', '--role', role], {
+  const { command, args } = how ?? { command: process.execPath, args: [join(ROOT, 'main.js'), 'serve', '--role', role] };
+  const proc = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'warn', ...(ownDir ? { SVC_DATA_DIR: ownDir } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
