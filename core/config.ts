@@ -22,6 +22,8 @@ export interface Config {
   logLevel: string;
   production: boolean;
   allowPrivateWebhooks: boolean;
+  /** OIDC issuers of trust rules (discovery, JWKS) may be private addresses (docs/identity.md). */
+  allowPrivateIssuers: boolean;
   requestBodyTimeoutMs: number;
   /** Retention (docs/webhooks.md): days a handled outbox event, and a finished webhook delivery, are kept. */
   outboxRetentionDays: number;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     // Private webhook targets: off everywhere unless the operator opts in (docs/webhooks.md, core/net/guarded-agent.ts).
     allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', false),
+    allowPrivateIssuers: bool(env, 'SVC_ALLOW_PRIVATE_ISSUERS', false),
     // The whole request (headers and body) must arrive within this; a trickling body is cut with 408 (docs/http.md).
     requestBodyTimeoutMs: int(env, 'SVC_REQUEST_BODY_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),

@@ -50,6 +50,8 @@ export const ERRORS = {
   team_required: def(400, 'Name the team with the X-Svc-Team header or the team query parameter.'),
   team_not_found: def(404, 'The team was not found or you are not a member of it.'),
   team_last_owner: def(409, 'A team must keep at least one owner: make another member owner first.'),
+  invalid_issuer: def(400, 'The issuer is not an OpenID Connect issuer whose discovery document and keys can be read.'),
+  trust_rule_unbound: def(400, 'A trust rule must bind an owner exactly (GitHub repository_owner_id or repository_id, GitLab namespace_id or project_id): a rule that any repository could satisfy is refused.'),
 
   // --- webhooks ---
   invalid_webhook_url: def(400, 'The webhook URL must be an absolute http or https URL.'),

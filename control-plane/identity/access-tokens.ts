@@ -34,6 +34,8 @@ export interface AccessGrant {
   superuser: boolean;
   ttlSeconds?: number;
   act?: { iss: string; sub: string };
+  /** The token id, when the caller records it beforehand (an exchange). */
+  jti?: string;
 }
 
 interface AccessClaims extends JWTPayload {
@@ -47,7 +49,7 @@ export async function issueAccessToken(ctx: AppContext, ring: SigningKeyRing, g:
   const { kid, key } = await ring.signingKey();
   const now = Math.floor(ctx.clock.now() / 1000);
   const expiresIn = Math.min(g.ttlSeconds ?? ACCESS_TOKEN_TTL_S, ACCESS_TOKEN_TTL_S);
-  const jti = randomHex(12);
+  const jti = g.jti ?? randomHex(12);
   const token = await new SignJWT({ sid: g.sid, scope: g.scope, teams: g.teams, ...(g.superuser ? { su: true } : {}), ...(g.act ? { act: g.act } : {}) })
     .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYP, kid })
     .setIssuer(ctx.config.publicUrl)
