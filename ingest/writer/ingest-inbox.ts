@@ -1,11 +1,11 @@
 /**
  * The ingest_inbox table (migrations/20261124T1320-ingest-inbox.sql): where an event is made durable before its
  * 200. insertInbox is the whole durable commit of a group of events (one statement, its columns as arrays through
- * unnest); the processing transaction deletes the rows of the events it stores; claimExpired takes rows whose
+ * unnest); the processing transaction deletes the rows of the events it stores (finish-batch.ts); claimExpired takes rows whose
  * node's lease ran out (a node that crashed between the inbox commit and the processing).
  */
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../../core/db/db.ts';
+import type { Db } from '../../core/db/db.ts';
 import type { QueuedEvent } from './queued-event.ts';
 import { queuedEventCodec } from './queued-event-codec.ts';
 
@@ -38,10 +38,6 @@ export async function insertInbox(db: Db, events: readonly QueuedEvent[]): Promi
     parts.map((part) => part.length),
   ]);
   return ids;
-}
-
-export async function deleteInbox(q: Queryable, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await q.query('DELETE FROM ingest_inbox WHERE id = ANY($1::uuid[])', [ids]);
 }
 
 /** Claims (leases to this node) up to `limit` rows whose lease ran out, oldest first. */

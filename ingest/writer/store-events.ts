@@ -4,20 +4,23 @@
  * 1. keep issues stored under the previous grouping rule (adopt-legacy-issues.ts), create missing issues
  *    (insert-if-absent) and read every group's issue id;
  * 2. insert the events: a repeated (project, event_id) is skipped and counts for nothing after this step;
- * 3. people (insert-if-absent per issue and person hash), releases, hourly counts;
- * 4. lock the issues (id order), apply state changes (issue-transition.ts) and add the counts;
+ * 3. in one statement (count-and-lock-issues.ts): people (insert-if-absent per issue and person hash), releases,
+ *    hourly counts, and the issues locked (id order) and read;
+ * 4. apply state changes (issue-transition.ts) and return the issues' updates, which the batch's last statement
+ *    writes (finish-batch.ts, with the outcome counts and the inbox deletion);
  * 5. outbox rows (issue.new, issue.regressed, issue.spike) in this same transaction.
  *
- * Every count is added (`count + n`) under row locks, so concurrent batches and nodes never lose one.
+ * Every count is added (`count + n`) under row locks, so concurrent batches and nodes never lose one. A batch of
+ * known issues is five round trips with the transaction's BEGIN and COMMIT and the last statement.
  */
 import type { Queryable } from '../../core/db/db.ts';
 import { emitEvent, type EventKind } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { hourOf } from '../outcome-counter.ts';
 import {
-  addHourly, deleteEmptyIssues, eventKey, insertEvents, insertMissingIssues, insertPeople, issueIds, lockIssues, releaseKey,
-  updateIssues, upsertReleases, type IssueUpdate, type LockedIssue, type ReleaseSeen,
+  deleteEmptyIssues, eventKey, insertEvents, insertMissingIssues, issueIds, releaseKey, type IssueUpdate, type LockedIssue, type ReleaseSeen,
 } from './batch-statements.ts';
+import { countAndLockIssues } from './count-and-lock-issues.ts';
 import { issuePayload, type SpikeInfo } from './issue-notification.ts';
 import { adoptLegacyIssues } from './adopt-legacy-issues.ts';
 import { applyEvents } from './issue-transition.ts';
@@ -47,6 +50,8 @@ export interface StoreResult {
   stored: number;
   repeated: number;
   notifications: number;
+  /** The issues' counts and state changes, for the batch's last statement (finish-batch.ts). */
+  updates: IssueUpdate[];
 }
 
 /** `rows`: the events rows as JSON (prepare-batch.ts), the same events as `events`. */
@@ -74,12 +79,11 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: s
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));
-  if (active.length === 0) return { stored: 0, repeated: events.length, notifications: 0 };
+  if (active.length === 0) return { stored: 0, repeated: events.length, notifications: 0, updates: [] };
 
-  const people = await insertPeople(q, peopleRows(active));
-  const releaseIds = await upsertReleases(q, releaseRows(active), now);
-  const hourly = await addHourly(q, hourlyRows(active));
-  const locked = new Map((await lockIssues(q, active.map((g) => g.issueId))).map((i) => [i.id, i]));
+  const counts = await countAndLockIssues(q, { people: peopleRows(active), releases: releaseRows(active), hourly: hourlyRows(active), issueIds: active.map((g) => g.issueId) }, now);
+  const { people, releaseIds, hourly } = counts;
+  const locked = new Map(counts.locked.map((i) => [i.id, i]));
 
   const updates: IssueUpdate[] = [];
   const notifications: Notification[] = [];
@@ -104,7 +108,6 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: s
     if (transition.regressedBy !== undefined) notifications.push({ kind: 'issue.regressed', group: g, eventId: transition.regressedBy });
     if (spike) notifications.push({ kind: 'issue.spike', group: g, eventId: last.eventId, spike });
   }
-  await updateIssues(q, updates, now);
 
   for (const n of notifications) {
     const issue = locked.get(n.group.issueId) as LockedIssue;
@@ -117,7 +120,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: s
     await emitEvent(q, project.teamId, n.kind, issuePayload(snapshot, project, publicUrl, n.eventId, n.spike));
   }
   const stored = active.reduce((s, g) => s + g.fresh.length, 0);
-  return { stored, repeated: events.length - stored, notifications: notifications.length };
+  return { stored, repeated: events.length - stored, notifications: notifications.length, updates };
 }
 
 function groupEvents(events: PreparedEvent[]): Group[] {

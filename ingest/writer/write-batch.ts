@@ -13,10 +13,9 @@ import type { OutcomeRow } from '../outcome-counter.ts';
 import type { WriteBatch } from './batch-writer.ts';
 import type { PreparePool } from './prepare-pool.ts';
 import type { QueuedEvent } from './queued-event.ts';
-import { deleteInbox } from './ingest-inbox.ts';
+import { finishBatch } from './finish-batch.ts';
 import { prepareQueued } from './prepare-queued.ts';
 import { storeEvents, type PreparedEvent } from './store-events.ts';
-import { writeOutcomes } from './write-outcomes.ts';
 
 export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch {
   return async (events: QueuedEvent[], outcomes: OutcomeRow[], inboxIds: readonly string[] = []) => {
@@ -33,9 +32,9 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
     await ctx.db.tx(async (q) => {
       // pg takes the bytes as they are; the embedded database wants text.
       const rows = ctx.db.kind === 'postgres' || typeof batch?.rows === 'string' ? batch?.rows : batch?.rows.toString('utf8');
-      if (rows && prepared.length > 0) await storeEvents(q, prepared, rows, new Date(ctx.clock.now()), ctx.config.publicUrl);
-      await writeOutcomes(q, outcomes);
-      await deleteInbox(q, inboxIds);
+      const now = new Date(ctx.clock.now());
+      const updates = rows && prepared.length > 0 ? (await storeEvents(q, prepared, rows, now, ctx.config.publicUrl)).updates : [];
+      await finishBatch(q, { updates, outcomes, inboxIds }, now);
     });
     return rejected;
   };
