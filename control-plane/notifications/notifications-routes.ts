@@ -6,6 +6,8 @@ import { EVENT_KINDS, type EventKind } from '../../core/outbox.ts';
 import { principal } from '../auth-hook.ts';
 import { optionalTeamOfRequest } from '../team-of-request.ts';
 import { listNotifications } from './notification-service.ts';
+import { listOf } from '../../core/http/response-schema.ts';
+import { NOTIFICATION_VIEW } from '../webhooks/webhook-schemas.ts';
 
 export function notificationsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/notifications', {
@@ -20,6 +22,7 @@ export function notificationsRoutes(app: FastifyInstance, ctx: AppContext): void
           kind: { type: 'string', enum: [...EVENT_KINDS] },
         },
       },
+      response: { 200: listOf(NOTIFICATION_VIEW) },
     },
   }, async (req) => {
     const q = req.query as { limit?: string; cursor?: string; kind?: EventKind };

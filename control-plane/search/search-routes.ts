@@ -5,6 +5,7 @@ import { svcError } from '../../core/errors.ts';
 import { LIST_QUERY, parseListParams } from '../../core/http/list.ts';
 import { principal } from '../auth-hook.ts';
 import type { SearchRegistry } from './search-registry.ts';
+import { listOf, object, STRING_OR_NULL } from '../../core/http/response-schema.ts';
 
 /** Parses `type=team,token`; unknown types are refused so a typo does not silently return nothing. */
 export function parseSearchTypes(raw: string | undefined, known: readonly string[]): string[] | undefined {
@@ -28,6 +29,9 @@ export function searchRoutes(app: FastifyInstance, ctx: AppContext, registry: Se
           q: { type: 'string', minLength: 1, maxLength: 200, description: 'Text found anywhere in a name (case-insensitive), or an exact id.' },
           type: { type: 'string', description: 'Comma-separated resource types to search (default: all).' },
         },
+      },
+      response: {
+        200: listOf(object({ type: { type: 'string' }, id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' }, team: STRING_OR_NULL })),
       },
     },
   }, async (req) => {

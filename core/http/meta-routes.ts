@@ -10,9 +10,14 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { svcError } from '../errors.ts';
 import { openApiDocument } from './openapi.ts';
+import { object, STRINGS, OPEN_OBJECT } from './response-schema.ts';
+
+const META_VIEW = object({ name: { type: 'string' }, version: { type: 'string' }, node: { type: 'string' }, roles: STRINGS, capabilities: STRINGS, public_url: { type: 'string' } });
+/** Every check by name: ok, and what the check reports (kind, status, latency_ms…). */
+const HEALTH_VIEW = object({ status: { type: 'string' }, version: { type: 'string' }, checks: { type: 'object', additionalProperties: OPEN_OBJECT } });
 
 export function metaRoutes(app: FastifyInstance, ctx: AppContext, info: { roles: string[]; capabilities: string[]; nodeId: string }): void {
-  app.get('/api/v1/meta', { config: { public: true }, schema: { tags: ['meta'], summary: 'Service name, version and capabilities' } }, async () => ({
+  app.get('/api/v1/meta', { config: { public: true }, schema: { tags: ['meta'], summary: 'Service name, version and capabilities', response: { 200: META_VIEW } } }, async () => ({
     name: 'svc',
     version: ctx.version,
     node: info.nodeId,
@@ -27,7 +32,7 @@ export function metaRoutes(app: FastifyInstance, ctx: AppContext, info: { roles:
   });
   ctx.health.add('counters', async () => ({ ok: await ctx.counters.ping(), kind: ctx.counters.kind }));
 
-  app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['meta'], summary: 'Health of every dependency: database, counters, local journal (503 while one is down)' } }, async () => {
+  app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['meta'], summary: 'Health of every dependency: database, counters, local journal (503 while one is down)', response: { 200: HEALTH_VIEW } } }, async () => {
     const { ok, checks } = await ctx.health.report();
     if (!ok) throw svcError('service_unavailable', 'The service is not healthy: a dependency does not answer.', { checks }, { 'retry-after': '1' });
     return { status: 'ok', version: ctx.version, checks };
