@@ -5,14 +5,14 @@
  * Three `--role proxy` nodes on one database serve the same call (chat → chat, bytes passed through; JSON and
  * streamed): metrics off (SVC_METRICS=off), metrics on (the default), and metrics on with a request log line for
  * every call (LOG_LEVEL=info, written to a pipe the bench drains). They are loaded one after the other, in an order
- * that rotates every round; the CPU each node used per call comes from the kernel's counters (/proc/<pid>/stat,
- * user + system), so other work on the machine changes it far less than it changes req/s. A cost is the median
- * over rounds of the per-round difference with the metrics-off node.
+ * that rotates every round; the CPU each node used per call comes from the kernel's counters (the schedstat run
+ * time of each of its threads, in ns), so other work on the machine changes it far less than it changes req/s. A
+ * cost is the median over rounds of the per-round difference with the metrics-off node.
  *
  * Also, in process: the observations a gateway call makes (one call record, one request count), timed over a
  * million calls, which the end-to-end difference cannot resolve below a microsecond or so.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomHex } from '../../core/ids.ts';
@@ -23,12 +23,27 @@ import { writePerformanceSection } from '../performance-doc.ts';
 import { f2, median, spread } from '../report-format.ts';
 import { runLoad } from './load.ts';
 import { api, ROOT, startChild, type Child } from './processes.ts';
-import { cpuMs } from './proc-stats.ts';
 
 const ADMIN = `bench-admin-${randomHex(8)}`;
 const SECRET = `bench-secret-${randomHex(16)}`;
 const ARMS = ['metrics off', 'metrics on', 'metrics on + request log'] as const;
 type Arm = (typeof ARMS)[number];
+
+/**
+ * CPU time of `pid` in µs, summed over its threads from /proc/<pid>/task/<tid>/schedstat (nanoseconds on a CPU):
+ * /proc/<pid>/stat counts in 10 ms ticks, too coarse for a few µs per call over a few seconds.
+ */
+function cpuUs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1000;
+}
 
 const opt = (args: string[], name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`);
@@ -106,9 +121,9 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
       const order = ARMS.map((_, i) => ARMS[(i + round) % ARMS.length]);
       for (const stream of [false, true]) {
         for (const arm of order) {
-          const before = cpuMs(nodes[arm].pid);
+          const before = cpuUs(nodes[arm].pid);
           const r = await load(arm, stream, durationMs);
-          const us = r.requests > 0 ? ((cpuMs(nodes[arm].pid) - before) * 1000) / r.requests : NaN;
+          const us = r.requests > 0 ? (cpuUs(nodes[arm].pid) - before) / r.requests : NaN;
           (cpu[`${arm}|${stream}`] ??= []).push(us);
           process.stdout.write(`round ${round + 1} ${arm}${stream ? ' stream' : ''}: ${(r.requests / r.seconds).toFixed(0)} req/s, ${us.toFixed(1)} µs CPU/call, errors ${r.errors}\n`);
         }
@@ -135,7 +150,7 @@ function renderCost(cpu: Record<string, number[]>, rounds: number, durationMs: n
     `\`npm run bench -- gateway --metrics-cost\`, ${new Date().toISOString().slice(0, 10)}: three \`--role proxy\` nodes (metrics off, metrics on,`,
     `metrics on with a request log line per call at info), ${rounds} rounds of ${durationMs / 1000} s per node and call kind at ${concurrency}`,
     'connections, the order of the nodes rotating each round; chat → chat through the fast fake upstream. CPU per call',
-    'is the node\'s user + system time from /proc over the calls it answered: median (min–max) over rounds. The',
+    'is the node\'s on-CPU time (schedstat of all its threads) over the calls it answered: median (min–max) over rounds. The',
     'differences are per round against the metrics-off node, then the median. The machine is shared: 1-minute load',
     `average ${f2(median(loads))} (${f2(Math.min(...loads))}–${f2(Math.max(...loads))}) over the rounds.`,
     '',

@@ -58,7 +58,7 @@ export function renderLimitsReport(r: LimitsReportInput): string {
     notes.push(`${mode}: with all four limits the gateway keeps ${((limited / free) * 100).toFixed(0)} % of its req/s without limits (target ≥ 70 %); by CPU per request (gateway + Redis, what bounds req/s on a saturated machine) ${((freeCpu / limitedCpu) * 100).toFixed(0)} %.`);
   }
   lines.push('', ...notes.map((n) => `- ${n}`));
-  lines.push(`- Redis commands per request, counted by a relay in front of Redis on a second gateway process (${r.trips.limited.requests} calls each, 10 at a time): all four limits ${perRequest(r.trips.limited)}; no limits ${perRequest(r.trips.free)}. Each command is one round trip. A metered call makes at most two: one reserve script before it and one settle script after it; calls that reserve or end in the same event-loop turn share them (one script per team), which is why the figure is below two under load. The first metered call of a key in a month on a node, and one every 10 minutes after that, adds a seed script.`);
+  lines.push(`- Redis commands per request, counted by a relay in front of Redis on a second gateway process (${r.trips.limited.requests} calls each, 10 at a time): all four limits ${perRequest(r.trips.limited)}; no limits ${perRequest(r.trips.free)}. Each command is one round trip. A metered call alone makes two (a reserve script before it, a settle after it); the reserves and settles of one event-loop turn leave as one script per team and month, which is why the figure is below one under load. The first metered call of a key in a month on a node, and one every 10 minutes after that, adds a seed script.`);
   return lines.join('\n');
 }
 

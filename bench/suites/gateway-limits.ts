@@ -19,6 +19,7 @@ import { percentile, runLoad } from '../gateway/load.ts';
 import { describeMachine } from '../gateway/machine.ts';
 import { api, ROOT, startChild, type Child } from '../gateway/processes.ts';
 import { cpuMs } from '../gateway/proc-stats.ts';
+import { dropRedisPrefix } from '../gateway/redis-prefix.ts';
 import { startCountingRelay } from '../limits/counting-relay.ts';
 import { renderLimitsReport, writeLimitsSection, type LimitsSample, type RoundTrips } from '../limits/limits-report.ts';
 
@@ -143,14 +144,7 @@ export const suite: BenchSuite = {
       await relay.close();
       await db?.drop();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      const r = new Redis(redisUrl);
-      let cursor = '0';
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length) await r.unlink(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-      r.disconnect();
+      await dropRedisPrefix(redisUrl, prefix);
     }
   },
 };
