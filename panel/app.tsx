@@ -25,6 +25,7 @@ import { Tokens } from './pages/tokens.tsx';
 import { Teams } from './pages/teams.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { Notifications } from './pages/notifications.tsx';
+import { DeviceApproval } from './pages/device.tsx';
 
 const NAV = [
   { href: '/ai', label: 'Overview' },
@@ -145,6 +146,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/settings/teams') return <Teams me={me} />;
   if (path === '/settings/webhooks') return <Webhooks me={me} />;
   if (path === '/settings/notifications') return <Notifications me={me} />;
+  if (path === '/device') return <DeviceApproval query={query} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;
   const project = match('/errors/projects/:id', path);

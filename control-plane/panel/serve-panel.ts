@@ -2,7 +2,7 @@
  * Serves the built web panel (panel/dist, made by `npm run build:panel`, which `npm install` and `npm ci` run) at
  * `/`, same origin as /api/v1 so the session cookie works. Files are read once into memory (with a gzip copy of
  * text files); hashed files under /assets/ are cached for a year, index.html is revalidated (ETag). The panel's own
- * paths (/, /sign-in, /ai/…, /errors/…, /settings/…) answer index.html so a deep link survives a reload; every other path
+ * paths (/, /sign-in, /device, /ai/…, /errors/…, /settings/…) answer index.html so a deep link survives a reload; every other path
  * (/api, /v1, /v1beta, /mcp, /healthz, ingest) keeps its own 404. Without a build, the panel's paths answer 503
  * saying how to build it.
  */
@@ -17,7 +17,7 @@ import { svcError } from '../../core/errors.ts';
 export const PANEL_DIST = fileURLToPath(new URL('../../panel/dist/', import.meta.url));
 
 /** The client-side routes of the panel (panel/app.tsx); each answers index.html. */
-const PAGE_ROUTES = ['/', '/sign-in', '/ai', '/ai/*', '/errors', '/errors/*', '/settings', '/settings/*'];
+const PAGE_ROUTES = ['/', '/sign-in', '/device', '/ai', '/ai/*', '/errors', '/errors/*', '/settings', '/settings/*'];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
