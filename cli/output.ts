@@ -6,6 +6,8 @@
 export interface Column<R> {
   title: string;
   value: (row: R) => unknown;
+  /** Numbers read best right-aligned, so that their digits line up. */
+  align?: 'right';
 }
 
 export interface Writer {
@@ -24,7 +26,8 @@ export function formatValue(v: unknown): string {
 export function renderTable<R>(rows: readonly R[], columns: readonly Column<R>[]): string {
   const cells = rows.map((r) => columns.map((c) => formatValue(c.value(r)).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((row) => row[i].length)));
-  const line = (vals: string[]) => vals.map((v, i) => (i === vals.length - 1 ? v : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const pad = (v: string, i: number) => (columns[i].align === 'right' ? v.padStart(widths[i]) : i === columns.length - 1 ? v : v.padEnd(widths[i]));
+  const line = (vals: string[]) => vals.map(pad).join('  ').trimEnd();
   return [line(columns.map((c) => c.title.toUpperCase())), ...cells.map(line)].join('\n') + '\n';
 }
 

@@ -71,14 +71,19 @@ function wantsHelp(argv: string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
+/** The error code of a failure that never reached the server, for --json. */
+const LOCAL_CODES = { usage: 'invalid_command_line', config: 'not_configured', connection: 'server_unreachable' } as const;
+
 function report(e: unknown, out: Writer, json: boolean, env: CliIo['env']): number {
   if (!isCliError(e)) {
     out.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
     if (env.SVC_DEBUG) out.write(`${(e as Error)?.stack ?? ''}\n`);
     return 1;
   }
-  if (json && e.kind === 'api') {
-    out.write(`${JSON.stringify({ error: { code: e.code, message: e.message, details: e.details ?? {}, status: e.status } })}\n`);
+  if (json) {
+    // Scripts get one JSON object for every failure: the API's error object, or one of ours with a fixed code.
+    const code = e.kind === 'api' ? e.code : LOCAL_CODES[e.kind];
+    out.write(`${JSON.stringify({ error: { code, message: e.message, details: e.details ?? {}, ...(e.status === undefined ? {} : { status: e.status }) } })}\n`);
   } else if (e.kind === 'api') {
     out.write(`error: ${e.message} (code ${e.code}, HTTP ${e.status})\n`);
   } else {
@@ -106,7 +111,7 @@ export async function runCli(root: Group, argv: string[], io: CliIo): Promise<nu
     }
     const next = group.children.find((c) => c.name === word);
     if (!next) {
-      return report(new CliError('usage', `Unknown command "${word}" for "${path.join(' ')}"; commands: ${group.children.map((c) => c.name).join(', ')}.`, { helpFor: path.join(' ') }), io.stderr, false, io.env);
+      return report(new CliError('usage', `Unknown command "${word}" for "${path.join(' ')}"; commands: ${group.children.map((c) => c.name).join(', ')}.`, { helpFor: path.join(' ') }), io.stderr, rest.includes('--json'), io.env);
     }
     path.push(next.name);
     node = next;

@@ -3,6 +3,7 @@ import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
+import { teamNames } from './team-names.ts';
 import { KEY_OPTIONS, compressionFromOption, describeLimits, limitsFromOptions, logBodiesFromOption, modelsFromOption, type LimitName } from './ai-key-options.ts';
 
 export interface GatewayKeyView {
@@ -22,10 +23,10 @@ export interface GatewayKeyView {
   warnings?: string[];
 }
 
-const COLUMNS: Column<GatewayKeyView>[] = [
+const columns = (teamName: (id: string) => string): Column<GatewayKeyView>[] => [
   { title: 'id', value: (k) => k.id },
   { title: 'name', value: (k) => k.name },
-  { title: 'team', value: (k) => k.team },
+  { title: 'team', value: (k) => teamName(k.team) },
   { title: 'own', value: (k) => k.own },
   { title: 'hint', value: (k) => k.hint },
   { title: 'models', value: (k) => (k.models.length ? k.models.join(',') : '*') },
@@ -92,8 +93,10 @@ const list = defineCommand({
   },
   examples: ['svc ai keys list', 'svc ai keys list --team payments --json'],
   async run(ctx) {
-    const items = await ctx.api().listAll<GatewayKeyView>('/api/v1/keys', { team: ctx.opts.team, own: ctx.opts.own ? 'true' : undefined });
-    ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, COLUMNS, 'No gateway keys.'));
+    const api = ctx.api();
+    const items = await api.listAll<GatewayKeyView>('/api/v1/keys', { team: ctx.opts.team, own: ctx.opts.own ? 'true' : undefined });
+    const teamName = ctx.json || items.length === 0 ? String : await teamNames(api);
+    ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, columns(teamName), 'No gateway keys.'));
   },
 });
 

@@ -19,14 +19,15 @@ interface Price {
   warnings?: string[];
 }
 
-const usd = (n: number | undefined) => (n === undefined ? null : `$${n}`);
+/** Dollars with at least two decimals and up to six (prices per million tokens go below a cent). */
+const usd = (n: number | undefined) => (n === undefined ? null : `$${n.toFixed(Math.min(6, Math.max(2, (String(n).split('.')[1] ?? '').length)))}`);
 
 const COLUMNS: Column<Price>[] = [
   { title: 'model', value: (p) => p.model },
-  { title: 'input', value: (p) => usd(p.effective?.input_per_mtok) },
-  { title: 'output', value: (p) => usd(p.effective?.output_per_mtok) },
-  { title: 'cache read', value: (p) => usd(p.effective?.cache_read_per_mtok) },
-  { title: 'cache write', value: (p) => usd(p.effective?.cache_write_per_mtok) },
+  { title: 'input', align: 'right', value: (p) => usd(p.effective?.input_per_mtok) },
+  { title: 'output', align: 'right', value: (p) => usd(p.effective?.output_per_mtok) },
+  { title: 'cache read', align: 'right', value: (p) => usd(p.effective?.cache_read_per_mtok) },
+  { title: 'cache write', align: 'right', value: (p) => usd(p.effective?.cache_write_per_mtok) },
   { title: 'source', value: (p) => (p.effective ? (p.effective.matched === p.model ? p.effective.source : `${p.effective.source} (${p.effective.matched})`) : 'unpriced') },
 ];
 

@@ -50,14 +50,14 @@ export const usage = defineCommand({
       if (u.group_by.includes('account')) cols.push({ title: 'account', value: (g) => g.account_name });
       if (u.group_by.includes('team')) cols.push({ title: 'team', value: (g) => g.team_name });
       cols.push(
-        { title: 'calls', value: (g) => n(g.calls) },
-        { title: 'input', value: (g) => n(g.input_tokens) },
-        { title: 'output', value: (g) => n(g.output_tokens) },
-        { title: 'cache r/w', value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
-        { title: 'cost', value: (g) => `$${g.cost_usd.toFixed(4)}` },
-        { title: 'errors', value: (g) => n(g.errors) },
-        { title: 'p50 ms', value: (g) => g.latency_ms.p50 },
-        { title: 'p95 ms', value: (g) => g.latency_ms.p95 },
+        { title: 'calls', align: 'right', value: (g) => n(g.calls) },
+        { title: 'input', align: 'right', value: (g) => n(g.input_tokens) },
+        { title: 'output', align: 'right', value: (g) => n(g.output_tokens) },
+        { title: 'cache r/w', align: 'right', value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
+        { title: 'cost', align: 'right', value: (g) => `$${g.cost_usd.toFixed(4)}` },
+        { title: 'errors', align: 'right', value: (g) => n(g.errors) },
+        { title: 'p50 ms', align: 'right', value: (g) => g.latency_ms.p50 },
+        { title: 'p95 ms', align: 'right', value: (g) => g.latency_ms.p95 },
       );
       ctx.out.line(`Usage from ${u.from} to ${u.to}`);
       ctx.out.table(u.groups, cols, 'No calls in this period.');

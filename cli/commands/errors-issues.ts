@@ -46,8 +46,8 @@ const COLUMNS: Column<Issue>[] = [
   { title: 'id', value: (i) => i.id },
   { title: 'state', value: (i) => (i.regressed ? `${i.state} (regressed)` : i.state) },
   { title: 'level', value: (i) => i.level },
-  { title: 'count', value: (i) => i.count },
-  { title: 'people', value: (i) => i.people },
+  { title: 'count', align: 'right', value: (i) => i.count },
+  { title: 'people', align: 'right', value: (i) => i.people },
   { title: 'last seen', value: (i) => i.last_seen },
   { title: 'title', value: (i) => i.title },
 ];

@@ -48,7 +48,7 @@ export const statsCommand = defineCommand({
       const g = stats.group_by;
       ctx.out.line(`Project ${stats.project}, ${stats.since} to ${stats.until}, by ${stats.interval}`);
       ctx.out.line();
-      const totalColumns: Column<Entry>[] = [...g.map((k) => ({ title: k, value: (e: Entry) => e[k] })), { title: 'quantity', value: (e: Entry) => e.quantity }];
+      const totalColumns: Column<Entry>[] = [...g.map((k) => ({ title: k, value: (e: Entry) => e[k] })), { title: 'quantity', align: 'right', value: (e: Entry) => e.quantity }];
       ctx.out.table(stats.totals, totalColumns, 'No outcomes in this range.');
       if (stats.totals.length === 0 || stats.series.length === 0) return;
       ctx.out.line();

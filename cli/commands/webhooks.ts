@@ -3,6 +3,7 @@ import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
+import { teamNames } from './team-names.ts';
 
 interface Webhook {
   id: string;
@@ -34,9 +35,9 @@ interface Delivery {
   attempts: Attempt[];
 }
 
-const COLUMNS: Column<Webhook>[] = [
+const columns = (teamName: (id: string) => string): Column<Webhook>[] => [
   { title: 'id', value: (w) => w.id },
-  { title: 'team', value: (w) => w.team },
+  { title: 'team', value: (w) => teamName(w.team) },
   { title: 'url', value: (w) => w.url },
   { title: 'events', value: (w) => w.events.join(',') },
   { title: 'created', value: (w) => w.created_at },
@@ -71,8 +72,10 @@ const list = defineCommand({
   options: { team: { type: 'string', value: 'TEAM', description: 'Only this team (name or id).' } },
   examples: ['svc webhooks list', 'svc webhooks list --team payments --json'],
   async run(ctx) {
-    const items = await ctx.api().listAll<Webhook>('/api/v1/webhooks', { team: ctx.opts.team });
-    ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, COLUMNS, 'No webhooks. Create one with "svc webhooks create --team TEAM --url URL".'));
+    const api = ctx.api();
+    const items = await api.listAll<Webhook>('/api/v1/webhooks', { team: ctx.opts.team });
+    const teamName = ctx.json || items.length === 0 ? String : await teamNames(api);
+    ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, columns(teamName), 'No webhooks. Create one with "svc webhooks create --team TEAM --url URL".'));
   },
 });
 
@@ -116,7 +119,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { title: 'id', value: (d) => d.id },
   { title: 'event', value: (d) => d.kind },
   { title: 'state', value: (d) => d.state },
-  { title: 'attempts', value: (d) => d.attempt_count },
+  { title: 'attempts', align: 'right', value: (d) => d.attempt_count },
   { title: 'last answer', value: (d) => { const a = d.attempts.at(-1); return a ? a.error ?? `HTTP ${a.status}` : null; } },
   { title: 'next try', value: (d) => d.next_attempt_at },
   { title: 'delivered', value: (d) => d.delivered_at },

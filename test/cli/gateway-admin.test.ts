@@ -52,8 +52,11 @@ describe('svc ai prices', () => {
     const set = await svc('ai', 'prices', 'set', 'my-org/*', '--input', '0.5', '--output', '$2', '--json');
     expect(JSON.parse(set.stdout)).toMatchObject({ model: 'my-org/*', override: { input_per_mtok: 0.5, output_per_mtok: 2, cache_read_per_mtok: 0.5 } });
     const one = await svc('ai', 'prices', 'list', '--model', 'my-org/small');
-    expect(one.stdout.split('\n')[0]).toMatch(/^MODEL\s+INPUT\s+OUTPUT\s+CACHE READ\s+CACHE WRITE\s+SOURCE$/);
-    expect(one.stdout).toMatch(/^my-org\/small\s+\$0\.5\s+\$2\s+\$0\.5\s+\$0\.5\s+override \(my-org\/\*\)$/m);
+    expect(one.stdout).toBe([
+      'MODEL         INPUT  OUTPUT  CACHE READ  CACHE WRITE  SOURCE',
+      'my-org/small  $0.50   $2.00       $0.50        $0.50  override (my-org/*)',
+      '',
+    ].join('\n'));
     expect(one.stderr).toBe('USD per million tokens.\n');
     const all = JSON.parse((await svc('ai', 'prices', 'list', '--json')).stdout) as { items: { model: string }[] };
     expect(all.items.length).toBeGreaterThan(10);
@@ -109,5 +112,11 @@ describe('argument mistakes', () => {
       expect(r.stderr).toMatch(/Run "svc[^"]*--help" for usage\.\n$/);
       expect(r.stderr).not.toMatch(/ambiguous|ERR_PARSE_ARGS|Unknown option '|argument missing/);
     });
+  });
+
+  it('with --json, says it as one JSON error object', async () => {
+    const r = await svc('ai', 'keys', 'create', '--json', '--name', 'x', '--budget');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'invalid_command_line', message: expect.stringContaining('The option --budget needs a value'), details: {} } });
   });
 });
