@@ -68,6 +68,7 @@ export const ERRORS = {
   invalid_request: def(400, 'The request body is not valid for this API.'),
   invalid_compress_header: def(400, 'The X-Svc-Compress header must be off, audit-only or on.'),
   response_state_unsupported: def(400, 'The gateway keeps no responses or conversations: send the whole conversation in input instead of previous_response_id, conversation or background.'),
+  response_reference_unresolved: def(400, 'A previous_response_id or item_reference names nothing this key stored: send the items themselves.'),
   upstream_unreachable: def(502, 'The upstream provider could not be reached.'),
   upstream_connection_lost: def(502, 'The connection to the upstream provider was lost before its answer was complete.'),
   upstream_timeout: def(504, 'The upstream provider did not answer in time.'),

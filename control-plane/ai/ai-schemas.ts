@@ -22,6 +22,7 @@ const KEY_FIELDS = {
   limits: KEY_LIMITS_SCHEMA,
   log_bodies: { type: 'string', enum: [...LOG_BODIES] },
   compression: { type: ['string', 'null'], enum: [...COMPRESSION_MODES, null] },
+  response_store_ttl: { type: 'string', description: 'How long stored responses (previous_response_id) are kept: 1d to 30d, or off.' },
   disabled: { type: 'boolean' },
   created_by: STRING_OR_NULL,
   created_at: TIME,

@@ -30,6 +30,8 @@ export interface KeyRow {
   log_bodies: LogBodies;
   /** Compression mode of the key's calls; null inherits (docs/compression.md). */
   compression: CompressionMode | null;
+  /** How long stored responses are kept: 'off' or '<n>d' (core/ai/stored-responses.ts). */
+  response_store_ttl: string;
   disabled: boolean;
   created_by: string | null;
   created_at: Date;
@@ -50,6 +52,7 @@ export function keyView(k: KeyRow): Record<string, unknown> {
     limits: readKeyLimits(k.limits),
     log_bodies: k.log_bodies,
     compression: k.compression,
+    response_store_ttl: k.response_store_ttl,
     disabled: k.disabled,
     created_by: k.created_by,
     created_at: rfc3339(k.created_at),
@@ -92,6 +95,7 @@ export interface NewKey {
   limits: KeyLimits;
   logBodies: LogBodies;
   compression: CompressionMode | null;
+  responseStoreTtl: string;
   createdBy: string | null;
 }
 
@@ -112,9 +116,9 @@ export async function createKey(ctx: AppContext, k: NewKey): Promise<{ row: KeyR
     }
     const now = new Date(ctx.clock.now());
     const r = await q.query<KeyRow>(
-      `INSERT INTO gateway_keys (id, team_id, owner_user_id, name, key_hash, key_hint, allowed_models, limits, log_bodies, compression, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING *`,
-      [newId('key_'), k.teamId, k.ownerUserId, k.name, hashSecret(secret), `sk-svc-…${secret.slice(-4)}`, k.models, JSON.stringify(k.limits), k.logBodies, k.compression, k.createdBy, now],
+      `INSERT INTO gateway_keys (id, team_id, owner_user_id, name, key_hash, key_hint, allowed_models, limits, log_bodies, compression, response_store_ttl, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) RETURNING *`,
+      [newId('key_'), k.teamId, k.ownerUserId, k.name, hashSecret(secret), `sk-svc-…${secret.slice(-4)}`, k.models, JSON.stringify(k.limits), k.logBodies, k.compression, k.responseStoreTtl, k.createdBy, now],
     );
     return r.rows[0];
   });

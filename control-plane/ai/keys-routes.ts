@@ -16,6 +16,7 @@ import { checkModelList, MODEL_LIST_SCHEMA } from './model-list-input.ts';
 import { loadKnownModels, unknownModelWarnings } from './known-models.ts';
 import { applyLogBodiesChange } from '../calls/call-bodies.ts';
 import { COMPRESSION_MODES, type CompressionMode } from '../../core/ai/compression-settings.ts';
+import { deleteKeyResponses } from '../../core/ai/stored-responses.ts';
 import { listOf } from '../../core/http/response-schema.ts';
 import { CHANGED_KEY, CREATED_KEY, DELETED_KEY, KEY_VIEW } from './ai-schemas.ts';
 
@@ -30,6 +31,7 @@ const FIELDS = {
     type: ['string', 'null'], enum: [...COMPRESSION_MODES, null],
     description: "Compression of this key's calls: off, audit-only or on; null inherits. It can only lower the team's and the instance's mode.",
   },
+  response_store_ttl: { type: 'string', pattern: '^(off|([1-9]|[12][0-9]|30)d)$', description: 'How long stored responses of the responses endpoint are kept: 1d to 30d (default 1d), or off to keep none (and delete what was kept).' },
 } as const;
 
 type LimitsInput = Partial<Record<KeyLimitName, number | null>>;
@@ -61,7 +63,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const p = principal(req);
     const teamId = await requireTeamOfRequest(ctx.db, req);
     requireTeam(p, teamId, 'write');
-    const b = req.body as { name: string; own: boolean; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null };
+    const b = req.body as { name: string; own: boolean; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null; response_store_ttl?: string };
     if (b.own && !p.userId) throw svcError('validation_failed', 'The admin token belongs to no user, so it cannot create an own key; create a team key or use a user token.', { field: 'own' });
     const models = checkModelList(b.models ?? [], 'models', { patterns: true, max: MAX_KEY_MODELS });
     const { row, secret } = await createKey(ctx, {
@@ -72,6 +74,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
       limits: normaliseKeyLimits(b.limits ?? {}),
       logBodies: b.log_bodies ?? 'off',
       compression: b.compression ?? null,
+      responseStoreTtl: b.response_store_ttl ?? '1d',
       createdBy: p.userId,
     });
     await ctx.caches.invalidate(GATEWAY_KEYS_CACHE, row.key_hash);
@@ -118,7 +121,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const p = principal(req);
     const k = await loadVisibleKey(ctx.db, p, (req.params as { id: string }).id);
     requireTeam(p, k.team_id, 'write');
-    const b = req.body as { name?: string; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null; disabled?: boolean };
+    const b = req.body as { name?: string; models?: string[]; limits?: LimitsInput; log_bodies?: LogBodies; compression?: CompressionMode | null; response_store_ttl?: string; disabled?: boolean };
     const sets: string[] = [];
     const params: unknown[] = [k.id];
     if (b.name !== undefined) sets.push(`name = $${params.push(cleanName(b.name))}`);
@@ -126,6 +129,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (b.limits !== undefined) sets.push(`limits = $${params.push(JSON.stringify(normaliseKeyLimits(b.limits)))}`);
     if (b.log_bodies !== undefined) sets.push(`log_bodies = $${params.push(b.log_bodies)}`);
     if (b.compression !== undefined) sets.push(`compression = $${params.push(b.compression)}`);
+    if (b.response_store_ttl !== undefined) sets.push(`response_store_ttl = $${params.push(b.response_store_ttl)}`);
     if (b.disabled !== undefined) sets.push(`disabled = $${params.push(b.disabled)}`);
     if (sets.length === 0) return keyView(k);
     sets.push(`updated_at = $${params.push(new Date(ctx.clock.now()))}`);
@@ -133,6 +137,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (!r.rows[0]) throw svcError('not_found', `Gateway key ${k.id} was not found.`);
     await ctx.caches.invalidate(GATEWAY_KEYS_CACHE, k.key_hash);
     if (b.log_bodies !== undefined && b.log_bodies !== k.log_bodies) await applyLogBodiesChange(ctx.db, k.id, b.log_bodies);
+    if (b.response_store_ttl === 'off') await deleteKeyResponses(ctx.db, k.id);
     const warnings = b.models !== undefined ? await warningsFor(b.models) : [];
     return { ...keyView(r.rows[0]), ...(warnings.length ? { warnings } : {}) };
   });
@@ -145,6 +150,7 @@ export function keysRoutes(app: FastifyInstance, ctx: AppContext): void {
     const r = await ctx.db.query<KeyRow>('UPDATE gateway_keys SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING *', [k.id, now]);
     await ctx.caches.invalidate(GATEWAY_KEYS_CACHE, k.key_hash);
     if (!r.rows[0]) throw svcError('not_found', `Gateway key ${k.id} was not found.`);
+    await deleteKeyResponses(ctx.db, k.id);
     return { ...keyView(r.rows[0]), deleted_at: now.toISOString() };
   });
 }

@@ -1,6 +1,7 @@
 /**
  * /api/v1/calls: kept call bodies (call-bodies.ts), newest first, and one call with its request and answer.
- * Also schedules the job that deletes expired bodies (every 10 minutes, on the scheduler's leader).
+ * Also schedules the jobs that delete expired bodies and stored responses (every 10 minutes, on the scheduler's
+ * leader).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
@@ -9,11 +10,13 @@ import { LIST_QUERY, listEnvelope, parseListParams } from '../../core/http/list.
 import type { Scheduler } from '../../core/scheduler.ts';
 import { principal } from '../auth-hook.ts';
 import { optionalTeamOfRequest } from '../team-of-request.ts';
+import { deleteExpiredResponses } from '../../core/ai/stored-responses.ts';
 import { CALL_COLUMNS, callView, deleteExpiredCallBodies, readableCallsWhere, type CallRow } from './call-bodies.ts';
 import { listOf } from '../../core/http/response-schema.ts';
 import { CALL_DETAIL, CALL_SUMMARY } from './call-schemas.ts';
 
 export const CALL_BODIES_EXPIRY_JOB = 'call-bodies-expiry';
+export const STORED_RESPONSES_EXPIRY_JOB = 'stored-responses-expiry';
 
 export function callsRoutes(app: FastifyInstance, ctx: AppContext, scheduler: Scheduler): void {
   scheduler.add({
@@ -22,6 +25,14 @@ export function callsRoutes(app: FastifyInstance, ctx: AppContext, scheduler: Sc
     run: async (c) => {
       const n = await deleteExpiredCallBodies(c.db, new Date(c.clock.now()));
       if (n > 0) c.log.info({ deleted: n }, 'expired call bodies deleted');
+    },
+  });
+  scheduler.add({
+    name: STORED_RESPONSES_EXPIRY_JOB,
+    everyMs: 10 * 60_000,
+    run: async (c) => {
+      const n = await deleteExpiredResponses(c.db, new Date(c.clock.now()));
+      if (n > 0) c.log.info({ deleted: n }, 'expired stored responses deleted');
     },
   });
 

@@ -28,6 +28,8 @@ export interface GatewayKey {
   /** The key's and its team's compression modes; null inherits (read with the key, so the hot path has them). */
   compression: CompressionMode | null;
   teamCompression: CompressionMode | null;
+  /** How long the key keeps its stored responses: `'off'` or `'<n>d'` (core/ai/stored-responses.ts). */
+  responseStoreTtl: string;
   /** Whether the key may call `model` (memoised per key: the answer never changes for a cached record). */
   allows(model: string): boolean;
 }
@@ -42,6 +44,7 @@ interface KeyRow {
   log_bodies: string;
   compression?: CompressionMode | null;
   team_compression?: CompressionMode | null;
+  response_store_ttl?: string;
 }
 
 const NEGATIVE_TTL_MS = 5_000;
@@ -62,6 +65,7 @@ export function toGatewayKey(r: KeyRow): GatewayKey {
     logBodies: r.log_bodies,
     compression: r.compression ?? null,
     teamCompression: r.team_compression ?? null,
+    responseStoreTtl: r.response_store_ttl ?? 'off',
     allows(model) {
       if (patterns.length === 0) return true;
       let ok = memo.get(model);
@@ -134,7 +138,7 @@ export class KeyStore {
 
   async #load(hash: string): Promise<GatewayKey> {
     const r = await this.#ctx.db.query<KeyRow>(
-      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies, compression,
+      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies, compression, response_store_ttl,
               (SELECT t.compression FROM teams t WHERE t.id = team_id) AS team_compression
          FROM gateway_keys WHERE key_hash = $1 AND deleted_at IS NULL AND NOT disabled`,
       [hash],

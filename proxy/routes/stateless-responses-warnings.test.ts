@@ -26,5 +26,6 @@ describe('statelessResponsesWarnings', () => {
   it('lets absent, null and empty state fields through, and warns only for store: true', () => {
     expect(statelessResponsesWarnings({ previous_response_id: null, conversation: '', background: false, store: false })).toEqual([]);
     expect(statelessResponsesWarnings({ store: true })).toEqual([expect.stringContaining('store: true was ignored')]);
+    expect(statelessResponsesWarnings({ store: true }, true)).toEqual([]);
   });
 });

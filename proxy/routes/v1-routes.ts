@@ -17,13 +17,17 @@ import { compressionOf } from '../compression/compression-service.ts';
 import { runCountTokens } from '../pipeline/run-count-tokens.ts';
 import { modelListOf, modelReply, modelsForKey } from './list-models.ts';
 import { statelessResponsesWarnings } from './stateless-responses-warnings.ts';
+import { ResponseStore, storeTtlMs, type StoredItem } from '../../core/ai/stored-responses.ts';
+import { expandStoredReferences } from '../responses-store/expand-references.ts';
+import { tapStoredResponse } from '../responses-store/store-tap.ts';
+import { storedResponseRoutes } from '../responses-store/stored-response-routes.ts';
 import { generativeCall } from './v1beta-routes.ts';
 
 /** The style of a /v1 request that matched no route (or failed before its route was known). */
 export function v1StyleOf(req: FastifyRequest): StyleName {
   const routeStyle = (req.routeOptions?.config as { style?: StyleName } | undefined)?.style;
   if (routeStyle) return routeStyle;
-  // GET /v1/responses/{id}, …/cancel, …/input_items: a stateless gateway has none of them.
+  // Any other path under /v1/responses (…/cancel: the gateway runs no background responses) answers in that style.
   if (req.url.startsWith('/v1/responses')) return 'responses';
   const h = req.headers;
   if (h['anthropic-version'] !== undefined || h['x-api-key'] !== undefined) return 'messages';
@@ -32,6 +36,7 @@ export function v1StyleOf(req: FastifyRequest): StyleName {
 }
 
 export function v1Routes(gw: Gateway) {
+  const responses = new ResponseStore(gw.ctx.db);
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/chat/completions', { config: { openapi: false, style: 'chat' } }, async (req, reply) => {
       const startedAt = performance.now();
@@ -49,15 +54,36 @@ export function v1Routes(gw: Gateway) {
     app.post('/responses', { config: { openapi: false, style: 'responses' } }, async (req, reply) => {
       const startedAt = performance.now();
       const key = await authenticate(gw, req);
-      const call = buildCall(gw, req, key, 'responses', startedAt, () => {
+      // Stored responses (docs/gateway.md): references are expanded before the call is read, and the answer's
+      // Response is kept when the request asks for it (store defaults to true) and the key keeps responses.
+      const ttlMs = storeTtlMs(key.responseStoreTtl);
+      let request: { raw: Buffer; body: Record<string, unknown>; input: StoredItem[] } | undefined;
+      let failure: unknown;
+      try {
         const { raw, body } = jsonBody(req);
+        const expanded = await expandStoredReferences(responses, key.id, ttlMs > 0, body, new Date(gw.ctx.clock.now()));
+        request = { raw: expanded.changed ? Buffer.from(JSON.stringify(expanded.body)) : raw, body: expanded.body, input: expanded.input };
+      } catch (err) {
+        failure = err;
+      }
+      const call = buildCall(gw, req, key, 'responses', startedAt, () => {
+        if (!request) throw failure;
+        const { raw, body } = request;
         const model = requireModel(body.model);
-        const warnings = statelessResponsesWarnings(body);
+        const warnings = statelessResponsesWarnings(body, ttlMs > 0);
         return { op: 'generate', model, stream: body.stream === true, jsonArray: false, includeUsage: false, raw, body, warnings };
       });
+      if (ttlMs > 0 && request && request.body.store !== false) {
+        const input = request.input;
+        tapStoredResponse(reply.raw, (response) => {
+          const createdAt = new Date(gw.ctx.clock.now());
+          return responses.save({ id: response.id, keyId: key.id, createdAt, expiresAt: new Date(createdAt.getTime() + ttlMs), input, response });
+        }, gw.ctx.log);
+      }
       call.compression = compressionOf(gw.ctx).forCall(reply.raw);
       await runCall(gw, call, reply);
     });
+    storedResponseRoutes(gw, responses)(app);
 
     for (const [url, op] of [['/messages', 'generate'], ['/messages/count_tokens', 'count']] as const) {
       app.post(url, { config: { openapi: false, style: 'messages' } }, async (req, reply) => {

@@ -173,24 +173,25 @@ describe('openai SDK responses refusals', () => {
     expect((await notJson.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
   });
 
-  it('refuses previous_response_id, conversation and background, which need state the gateway does not keep', async () => {
+  it('refuses an unknown previous_response_id, and conversation and background, which need state the gateway does not keep', async () => {
     const e1 = await client.responses.create({ model: 'gpt-4o-mini', input: 'and then?', previous_response_id: 'resp_abc' }).catch((e: unknown) => e);
     expect(e1).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((e1 as ApiError).code).toBe('response_state_unsupported');
+    expect((e1 as ApiError).code).toBe('response_reference_unresolved');
     expect((e1 as ApiError).param).toBe('previous_response_id');
-    expect((e1 as ApiError).message).toContain('whole conversation in input');
+    expect((e1 as ApiError).message).toContain('resp_abc');
     const e2 = await client.responses.create({ model: 'gpt-4o-mini', input: 'x', conversation: 'conv_1' }).catch((e: unknown) => e);
     expect((e2 as ApiError).param).toBe('conversation');
     const e3 = await client.responses.create({ model: 'gpt-4o-mini', input: 'x', background: true }).catch((e: unknown) => e);
     expect((e3 as ApiError).param).toBe('background');
-    const refused = (rows: UsageRow[]) => rows.filter((r) => r.error_code === 'response_state_unsupported' && r.client_style === 'responses' && r.status === 400);
+    const refused = (rows: UsageRow[]) => rows.filter((r) => ['response_state_unsupported', 'response_reference_unresolved'].includes(r.error_code ?? '') && r.client_style === 'responses' && r.status === 400);
     expect(refused(await usageWhen((rows) => refused(rows).length >= 3))).toHaveLength(3);
   });
 
-  it('serves store: true without storing, and says so in X-Svc-Warning', async () => {
+  it('stores store: true answers (the key keeps responses by default), with no warning', async () => {
     const { data, response } = await client.responses.create({ model: 'claude-sonnet-4-6', input: 'keep this', store: true }).withResponse();
     expect(data.output_text).toBe('Echo: keep this');
-    expect(response.headers.get('x-svc-warning')).toContain('store: true was ignored');
+    expect(response.headers.get('x-svc-warning') ?? '').not.toContain('store');
+    expect((await client.responses.retrieve(data.id)).output_text).toBe('Echo: keep this');
   });
 
   it('drops built-in tools with a warning, and refuses a tool_choice that forces one', async () => {
@@ -203,10 +204,13 @@ describe('openai SDK responses refusals', () => {
     expect((e as ApiError).param).toBe('tool_choice');
   });
 
-  it('answers other paths under /v1/responses with 404 in the responses shape', async () => {
+  it('answers an unknown response and other paths under /v1/responses with 404 in the responses shape', async () => {
     const e = await client.responses.retrieve('resp_abc').catch((err: unknown) => err);
     expect(e).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((e as ApiError).code).toBe('route_not_found');
+    expect((e as ApiError).code).toBe('not_found');
+    const c = await client.responses.cancel('resp_abc').catch((err: unknown) => err);
+    expect(c).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((c as ApiError).code).toBe('route_not_found');
   });
 
   it('lists models in the chat shape for the same client, and records the calls as responses-style', async () => {

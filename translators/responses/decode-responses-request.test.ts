@@ -60,7 +60,7 @@ describe('decodeResponsesRequest', () => {
   it('drops an item_reference with a warning that names it and says how to avoid it', () => {
     const conv = decodeResponsesRequest({ model: 'm', input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id: 'msg_abc' }, { role: 'user', content: 'more' }] });
     expect(conv.turns.map((t) => t.role)).toEqual(['user', 'user']);
-    expect(conv.warnings).toEqual(['input[1] (item_reference msg_abc) was dropped: the gateway keeps no responses, so the item it names is unknown; send the items themselves (store: false).']);
+    expect(conv.warnings).toEqual(['input[1] (item_reference msg_abc) was dropped: no stored response was at hand to resolve it; send the items themselves (store: false).']);
   });
 
   it('drops built-in tools with a warning and refuses a tool_choice that forces one', () => {

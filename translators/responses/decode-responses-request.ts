@@ -9,8 +9,8 @@
 //   earlier calls with a `namespace` get the same name), the group itself is kept in extras for a responses upstream.
 // - Deferred functions (`defer_loading: true`) no tool search has loaded are left out with one warning
 //   (deferred-tools.ts), kept in extras for a responses upstream.
-// - `previous_response_id` cannot be honoured by a gateway that resends whole transcripts: dropped with a warning
-//   (the gateway's /v1/responses route refuses it before decoding).
+// - `previous_response_id` and `item_reference` are resolved from stored responses before decoding (the gateway's
+//   /v1/responses route); one that reaches the decoder has nothing to resolve it: dropped with a warning.
 // @see https://platform.openai.com/docs/api-reference/responses/create
 
 import type { Conversation, Part, ReasoningEffort, ResponseFormat, TextPart, ToolDef, Turn } from '../model.ts';
@@ -88,7 +88,7 @@ function decodeItems(items: ResponsesInputItem[], conv: Conversation, flat: Tool
     } else if ((item as { type: unknown }).type === 'item_reference') {
       // Sent for items of an earlier stored response (the AI SDK's default store: true); nothing here can resolve it.
       const id = String((item as { id?: unknown }).id);
-      conv.warnings.push(`input[${i}] (item_reference ${id}) was dropped: the gateway keeps no responses, so the item it names is unknown; send the items themselves (store: false).`);
+      conv.warnings.push(`input[${i}] (item_reference ${id}) was dropped: no stored response was at hand to resolve it; send the items themselves (store: false).`);
     } else {
       conv.warnings.push(`input[${i}] of type ${String((item as { type: unknown }).type)} has no equivalent and was dropped.`);
     }
