@@ -23,23 +23,41 @@ export interface IssueKey {
   fingerprint: string;
 }
 
-/** Creates the issues that do not exist yet; returns the ones this statement created. */
-export async function insertMissingIssues(q: Queryable, rows: NewIssueRow[], now: Date): Promise<IssueKey[]> {
-  const r = await q.query<IssueKey>(
-    `INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, first_seen, last_seen, created_at, updated_at)
-     SELECT x.id, x.project_id, x.fingerprint, x.title, x.culprit, x.level, x.type, x.first_seen, x.first_seen, $2, $2
-     FROM jsonb_to_recordset($1::jsonb) AS x(id text, project_id bigint, fingerprint text, title text, culprit text,
-       level text, type text, first_seen timestamptz)
-     ORDER BY x.project_id, x.fingerprint
-     ON CONFLICT (project_id, fingerprint) DO NOTHING
-     RETURNING id, project_id, fingerprint`,
+export interface EnsuredIssue extends IssueKey {
+  /** Created by this statement. */
+  created: boolean;
+}
+
+/**
+ * Creates the issues that do not exist yet and returns the ids of all of them, in one statement. An issue that
+ * another transaction created after this statement's snapshot is neither inserted (the conflict) nor seen by its
+ * read: its key is read again by a second statement, which only that race costs.
+ */
+export async function ensureIssues(q: Queryable, rows: NewIssueRow[], now: Date): Promise<EnsuredIssue[]> {
+  const r = await q.query<EnsuredIssue>(
+    `WITH x AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, project_id bigint, fingerprint text, title text, culprit text,
+         level text, type text, first_seen timestamptz)
+     ), created AS (
+       INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, first_seen, last_seen, created_at, updated_at)
+       SELECT x.id, x.project_id, x.fingerprint, x.title, x.culprit, x.level, x.type, x.first_seen, x.first_seen, $2, $2
+       FROM x ORDER BY x.project_id, x.fingerprint
+       ON CONFLICT (project_id, fingerprint) DO NOTHING
+       RETURNING id, project_id, fingerprint
+     )
+     SELECT id, project_id, fingerprint, true AS created FROM created
+     UNION ALL
+     SELECT i.id, i.project_id, i.fingerprint, false AS created FROM issues i JOIN x ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint`,
     [jsonParam(rows), now],
   );
-  return r.rows;
+  const found = new Set(r.rows.map((k) => `${k.project_id}:${k.fingerprint}`));
+  const missing = rows.filter((k) => !found.has(`${k.project_id}:${k.fingerprint}`));
+  if (missing.length === 0) return r.rows;
+  return [...r.rows, ...(await issueIds(q, missing)).map((k) => ({ ...k, created: false }))];
 }
 
 /** The ids of the issues with these (project, fingerprint) keys. */
-export async function issueIds(q: Queryable, keys: Array<{ project_id: number; fingerprint: string }>): Promise<IssueKey[]> {
+async function issueIds(q: Queryable, keys: Array<{ project_id: number; fingerprint: string }>): Promise<IssueKey[]> {
   const r = await q.query<IssueKey>(
     `SELECT i.id, i.project_id, i.fingerprint FROM issues i
      JOIN jsonb_to_recordset($1::jsonb) AS x(project_id bigint, fingerprint text)

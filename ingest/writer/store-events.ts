@@ -2,7 +2,7 @@
  * Stores a batch of prepared events inside the caller's transaction:
  *
  * 1. keep issues stored under the previous grouping rule (adopt-legacy-issues.ts), create missing issues
- *    (insert-if-absent) and read every group's issue id;
+ *    (insert-if-absent) and read every group's issue id, in one statement;
  * 2. insert the events: a repeated (project, event_id) is skipped and counts for nothing after this step;
  * 3. in one statement (count-and-lock-issues.ts): people (insert-if-absent per issue and person hash), releases,
  *    hourly counts, and the issues locked (id order) and read;
@@ -10,15 +10,15 @@
  *    writes (finish-batch.ts, with the outcome counts and the inbox deletion);
  * 5. outbox rows (issue.new, issue.regressed, issue.spike) in this same transaction.
  *
- * Every count is added (`count + n`) under row locks, so concurrent batches and nodes never lose one. A batch of
- * known issues is five round trips with the transaction's BEGIN and COMMIT and the last statement.
+ * Every count is added (`count + n`) under row locks, so concurrent batches and nodes never lose one. A batch is
+ * six round trips (BEGIN, issues, events, counts and locks, the last statement, COMMIT) and one per notification.
  */
 import type { Queryable } from '../../core/db/db.ts';
 import { emitEvent, type EventKind } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { hourOf } from '../outcome-counter.ts';
 import {
-  deleteEmptyIssues, eventKey, insertEvents, insertMissingIssues, issueIds, releaseKey, type IssueUpdate, type LockedIssue, type ReleaseSeen,
+  deleteEmptyIssues, ensureIssues, eventKey, insertEvents, releaseKey, type IssueUpdate, type LockedIssue, type ReleaseSeen,
 } from './batch-statements.ts';
 import { countAndLockIssues } from './count-and-lock-issues.ts';
 import { issuePayload, type SpikeInfo } from './issue-notification.ts';
@@ -59,16 +59,15 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: s
   const groups = groupEvents(events);
 
   await adoptLegacyIssues(q, events);
-  const created = await insertMissingIssues(q, groups.map((g) => {
+  const issues = await ensureIssues(q, groups.map((g) => {
     const first = g.events[0];
     return {
       id: newId(), project_id: first.project.id, fingerprint: first.fingerprint, title: first.title, culprit: first.culprit,
       level: first.level, type: first.type, first_seen: minTime(g.events).toISOString(),
     };
   }), now);
-  const createdIds = new Set(created.map((c) => c.id));
-  const ids = new Map((await issueIds(q, groups.map((g) => ({ project_id: g.events[0].project.id, fingerprint: g.events[0].fingerprint }))))
-    .map((k) => [`${k.project_id}:${k.fingerprint}`, k.id]));
+  const createdIds = new Set(issues.filter((c) => c.created).map((c) => c.id));
+  const ids = new Map(issues.map((k) => [`${k.project_id}:${k.fingerprint}`, k.id]));
   for (const g of groups) {
     const id = ids.get(g.key);
     if (id === undefined) throw new Error(`issue row missing after insert-if-absent for ${g.key}`);
