@@ -1,8 +1,8 @@
-/** Runs the real `svc` CLI as a child process (node cli/svc.ts …) with a clean environment. */
+/** Runs the real `svc` command as a child process (node cli/svc.js …, the bin npm links) with a clean environment. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const SVC = fileURLToPath(new URL('../../cli/svc.ts', import.meta.url));
+export const SVC = fileURLToPath(new URL('../../cli/svc.js', import.meta.url));
 
 export interface SvcResult {
   code: number | null;
