@@ -44,3 +44,29 @@ const DEVICE_FIELDS = {
 };
 export const DEVICE_VIEW = object(DEVICE_FIELDS);
 export const DEVICE_DECISION = object({ approved: { type: 'boolean' }, ...DEVICE_FIELDS });
+
+const TRUST_RULE_FIELDS = {
+  id: { type: 'string' },
+  team: { type: 'string' },
+  name: { type: 'string' },
+  issuer: { type: 'string' },
+  audience: { type: 'string' },
+  conditions: { type: 'object', additionalProperties: true, description: 'Claim → exact value or glob.' },
+  scope: { type: 'string', enum: ['read', 'deploy'] },
+  ttl: { type: 'integer', description: 'Seconds the access tokens last.' },
+  created_by: STRING_OR_NULL,
+  created_at: TIME,
+};
+export const TRUST_RULE_VIEW = object(TRUST_RULE_FIELDS);
+
+export const TRUST_EXCHANGE_VIEW = object({
+  id: { type: 'string' },
+  team: { type: 'string' },
+  rule: { type: 'string' },
+  issuer: { type: 'string' },
+  subject: { type: 'string' },
+  claims: { type: 'object', additionalProperties: true, description: 'The claims of the job token that matched.' },
+  token_id: { type: 'string' },
+  expires_at: TIME,
+  created_at: TIME,
+});

@@ -6,7 +6,9 @@
  * answer is recorded as `{ op, status, body }`, where `op` is "METHOD /path/{template}" as in the OpenAPI document.
  */
 import { expect } from 'vitest';
+import { systemClock } from '../../core/clock.ts';
 import { startFake } from '../fakes/start-fake.ts';
+import { githubClaims, startFakeIssuer, type FakeIssuer } from '../fakes/fake-oidc-issuer.ts';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
 import { startPlanEnv, type PlanEnv } from '../subscriptions/plan-env.ts';
 import { ADMIN_TOKEN } from '../support/test-server.ts';
@@ -28,20 +30,23 @@ export interface OperationsEnv {
   plans: PlanEnv;
   chat: FakeUpstream;
   receiver: Receiver;
+  /** A GitHub-shaped OIDC issuer for trust rules. */
+  issuer: FakeIssuer;
   close(): Promise<void>;
 }
 
 export async function startOperationsEnv(): Promise<OperationsEnv> {
-  const [plans, chat, receiver] = await Promise.all([
-    startPlanEnv({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' } }),
+  const [plans, chat, receiver, issuer] = await Promise.all([
+    startPlanEnv({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true', SVC_ALLOW_PRIVATE_ISSUERS: 'true' } }),
     startFake('chat', ['gpt-4o-mini']),
     startReceiver(),
+    startFakeIssuer(systemClock),
   ]);
   return {
-    plans, chat, receiver,
+    plans, chat, receiver, issuer,
     close: async () => {
       await plans.close();
-      await Promise.all([chat.close(), receiver.close()]);
+      await Promise.all([chat.close(), receiver.close(), issuer.close()]);
     },
   };
 }
@@ -242,7 +247,24 @@ export async function driveEveryOperation(env: OperationsEnv): Promise<Answer[]>
   await call('GET /api/v1/search', '/api/v1/search?q=a');
   await call('GET /api/v1/search', '/api/v1/search?q=kept&type=key');
 
+  // Trust rules: a CI job exchanges its OIDC token for an access token of the team.
+  const rule = (await call('POST /api/v1/trust-rules', '/api/v1/trust-rules', {
+    name: 'deploy-main', issuer: env.issuer.url, audience: base, conditions: { repository_owner_id: '9100', ref: 'refs/heads/*' }, scope: 'deploy', ttl: '10m',
+  }, { ...annAuth, 'x-svc-team': team })).json.id as string;
+  const job = await env.issuer.sign(githubClaims(base));
+  const exchanged = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: job, subject_token_type: 'urn:ietf:params:oauth:token-type:jwt', resource: team }).toString(),
+  });
+  expect(exchanged.status, await exchanged.clone().text()).toBe(200);
+  await call('GET /api/v1/trust-rules', `/api/v1/trust-rules?team=${team}`, undefined, annAuth);
+  await call('GET /api/v1/trust-rules/{id}', `/api/v1/trust-rules/${rule}`, undefined, annAuth);
+  await call('GET /api/v1/trust-exchanges', `/api/v1/trust-exchanges?rule=${rule}`, undefined, annAuth);
+  await call('GET /api/v1/trust-exchanges', '/api/v1/trust-exchanges?limit=1');
+
   // Deletions last.
+  await call('DELETE /api/v1/trust-rules/{id}', `/api/v1/trust-rules/${rule}`, undefined, annAuth);
   await call('DELETE /api/v1/webhooks/{id}', `/api/v1/webhooks/${hook}`);
   await call('DELETE /api/v1/keys/{id}', `/api/v1/keys/${own}`);
   await call('DELETE /api/v1/accounts/{id}', `/api/v1/accounts/${acc}`);

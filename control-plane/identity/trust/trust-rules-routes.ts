@@ -10,6 +10,8 @@ import { principal } from '../../auth-hook.ts';
 import { optionalTeamOfRequest, requireTeamOfRequest } from '../../team-of-request.ts';
 import type { OidcIssuers } from './oidc-issuers.ts';
 import { createRule, deleteRule, listExchanges, listRules, loadRule, ruleView, type NewRule } from './trust-rules.ts';
+import { listOf } from '../../../core/http/response-schema.ts';
+import { TRUST_EXCHANGE_VIEW, TRUST_RULE_VIEW } from '../identity-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const TEAM_QUERY = { team: { type: 'string', description: 'Team id or name (or the X-Svc-Team header).' } } as const;
@@ -33,6 +35,7 @@ export function trustRulesRoutes(app: FastifyInstance, ctx: AppContext, issuers:
           ttl: { default: '15m', description: 'Lifetime of the access tokens, 60 s to 15 min.' },
         },
       },
+      response: { 201: TRUST_RULE_VIEW },
     },
   }, async (req, reply) => {
     const teamId = await requireTeamOfRequest(ctx.db, req);
@@ -43,15 +46,15 @@ export function trustRulesRoutes(app: FastifyInstance, ctx: AppContext, issuers:
   });
 
   app.get('/api/v1/trust-rules', {
-    schema: { tags: ['identity'], summary: 'List the trust rules of the teams you can read', querystring: { type: 'object', properties: { ...LIST_QUERY, ...TEAM_QUERY } } },
+    schema: { tags: ['identity'], summary: 'List the trust rules of the teams you can read', querystring: { type: 'object', properties: { ...LIST_QUERY, ...TEAM_QUERY } }, response: { 200: listOf(TRUST_RULE_VIEW) } },
   }, async (req) => listRules(ctx, principal(req), await optionalTeamOfRequest(ctx.db, req), parseListParams(req.query as Record<string, string>, 2)));
 
-  app.get('/api/v1/trust-rules/:id', { schema: { tags: ['identity'], summary: 'Show a trust rule', params: ID } }, async (req) =>
+  app.get('/api/v1/trust-rules/:id', { schema: { tags: ['identity'], summary: 'Show a trust rule', params: ID, response: { 200: TRUST_RULE_VIEW } } }, async (req) =>
     ruleView(await loadRule(ctx, principal(req), (req.params as { id: string }).id, 'read')),
   );
 
   app.delete('/api/v1/trust-rules/:id', {
-    schema: { tags: ['identity'], summary: 'Delete a trust rule; the access tokens obtained through it stop working at once (team admins)', params: ID },
+    schema: { tags: ['identity'], summary: 'Delete a trust rule; the access tokens obtained through it stop working at once (team admins)', params: ID, response: { 200: TRUST_RULE_VIEW } },
   }, async (req) => ruleView(await deleteRule(ctx, principal(req), (req.params as { id: string }).id)));
 
   app.get('/api/v1/trust-exchanges', {
@@ -59,6 +62,7 @@ export function trustRulesRoutes(app: FastifyInstance, ctx: AppContext, issuers:
       tags: ['identity'],
       summary: 'List the token exchanges made through trust rules, newest first',
       querystring: { type: 'object', properties: { ...LIST_QUERY, ...TEAM_QUERY, rule: { type: 'string', description: 'Only the exchanges of this rule.' } } },
+      response: { 200: listOf(TRUST_EXCHANGE_VIEW) },
     },
   }, async (req) => {
     const q = req.query as Record<string, string>;
