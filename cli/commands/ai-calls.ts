@@ -1,8 +1,8 @@
 /** svc ai calls list | show: gateway calls whose bodies were kept (keys with --log-bodies; /api/v1/calls). */
 import { seg } from '../api-client.ts';
-import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
+import { LIMIT_OPTION, maxItems } from './limit-option.ts';
 
 interface Call {
   id: string;
@@ -40,20 +40,15 @@ const list = defineCommand({
   options: {
     key: { type: 'string', value: 'KEY_ID', description: 'Only calls of this gateway key.' },
     team: { type: 'string', value: 'TEAM', description: 'Only calls of this team (name or id).' },
-    limit: { type: 'string', value: 'N', description: 'At most N calls (default 50).' },
+    limit: LIMIT_OPTION('calls'),
   },
   examples: ['svc ai calls list', 'svc ai calls list --key key_3f2a9c0d1e4b5a67 --limit 10'],
   async run(ctx) {
-    const max = ctx.opts.limit === undefined ? 50 : positiveLimit(ctx.opts.limit);
+    const max = maxItems(ctx.opts.limit, 'svc ai calls list');
     const items = await ctx.api().listAll<Call>('/api/v1/calls', { key: ctx.opts.key, team: ctx.opts.team }, max);
     ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, COLUMNS, 'No kept calls. A key keeps its call bodies with "svc ai keys update KEY --log-bodies 7d".'));
   },
 });
-
-function positiveLimit(raw: string): number {
-  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliError('usage', `--limit must be a whole number of 1 or more (got "${raw}").`, { helpFor: 'svc ai calls list' });
-  return Number(raw);
-}
 
 const body = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 

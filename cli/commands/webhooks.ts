@@ -3,6 +3,7 @@ import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
+import { LIMIT_OPTION, maxItems } from './limit-option.ts';
 import { teamNames } from './team-names.ts';
 
 interface Webhook {
@@ -132,13 +133,12 @@ const deliveries = defineCommand({
   args: ID_ARG,
   options: {
     state: { type: 'string', value: 'STATE', description: 'Only deliveries in this state: pending, delivered or failed.' },
-    limit: { type: 'string', value: 'N', description: 'At most N deliveries (default 50).' },
+    limit: LIMIT_OPTION('deliveries'),
   },
   examples: ['svc webhooks deliveries 3f2a9c0d1e4b5a67 --state failed'],
   async run(ctx) {
-    const raw = ctx.opts.limit;
-    if (raw !== undefined && (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)) throw new CliError('usage', `--limit must be a whole number of 1 or more (got "${raw}").`, { helpFor: 'svc webhooks deliveries' });
-    const items = await ctx.api().listAll<Delivery>(`/api/v1/webhooks/${seg(ctx.args.id as string)}/deliveries`, { state: ctx.opts.state }, raw === undefined ? 50 : Number(raw));
+    const max = maxItems(ctx.opts.limit, 'svc webhooks deliveries');
+    const items = await ctx.api().listAll<Delivery>(`/api/v1/webhooks/${seg(ctx.args.id as string)}/deliveries`, { state: ctx.opts.state }, max);
     ctx.out.result({ items, next_cursor: null }, () => ctx.out.table(items, DELIVERY_COLUMNS, 'No deliveries yet.'));
   },
 });
