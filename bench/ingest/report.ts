@@ -60,10 +60,12 @@ export function renderIngestReport(r: { rows: IngestRow[]; machine: string; date
   for (const x of r.rows) {
     if (!x.cpuSplit) continue;
     const c = x.cpuSplit;
-    const db = c.postgres === undefined ? '' : `, Postgres ${fmt(c.postgres)} %`;
-    const redis = c.redis === undefined ? '' : `, Redis ${fmt(c.redis)} %`;
-    lines.push('', `CPU during "${x.target}", in shares of one core (of ${cpus().length}): svc ${fmt(c.svc)} %${db}${redis}, ` +
-      `load generator ${fmt(c.loader)} %${db || redis ? ' (Postgres and Redis: every process of theirs on the machine)' : ''}.`);
+    // A share of one core over the accepted events per second: CPU µs per event.
+    const perEvent = (share: number) => fmt((share / 100) * 1e6 / x.acceptedPerSec);
+    const db = c.postgres === undefined ? '' : `, Postgres ${fmt(c.postgres)} % (${perEvent(c.postgres)} µs/event: the backends of the bench's database)`;
+    const redis = c.redis === undefined ? '' : `, Redis ${fmt(c.redis)} % (${perEvent(c.redis)} µs/event; the machine's Redis, shared with any other work)`;
+    lines.push('', `CPU during "${x.target}", in shares of one core (of ${cpus().length}): svc ${fmt(c.svc)} % (${perEvent(c.svc)} µs/event)${db}${redis}, ` +
+      `load generator ${fmt(c.loader)} %.`);
   }
   const refusals = r.rows.filter((x) => Object.keys(x.refused).some((k) => k !== '200') || x.errors > 0);
   if (refusals.length) {
