@@ -48,7 +48,7 @@ local function hash(name)
   local h = hashes[name]
   if not h then
     local v = redis.call('HMGET', name, 't', 'd', 'it', 'id')
-    h = { t = tonumber(v[1] or '0'), d = tonumber(v[2] or '0'), it = tonumber(v[3] or '0'), id = tonumber(v[4] or '0') }
+    h = { t = tonumber(v[1] or '0'), d = tonumber(v[2] or '0'), it = tonumber(v[3] or '0'), id = tonumber(v[4] or '0'), fresh = not v[1] and not v[3] }
     hashes[name] = h
     order[#order + 1] = name
   end
@@ -180,7 +180,8 @@ end
 for _, name in ipairs(order) do
   local h = hashes[name]
   redis.call('HSET', name, 't', F(h.t), 'd', F(h.d), 'it', F(h.it), 'id', F(h.id))
-  redis.call('EXPIRE', name, ${MONTH_TTL_S})
+  -- A month hash lives 40 days from its first write: longer than any month, without an EXPIRE per script.
+  if h.fresh then redis.call('EXPIRE', name, ${MONTH_TTL_S}) end
 end
 for _, name in ipairs(worder) do
   local w = wins[name]

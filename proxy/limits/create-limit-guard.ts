@@ -34,7 +34,7 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
   });
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
   // One flush per round of I/O for reserves and settles: one script per team and month.
-  const batcher = new LimitBatcher(store, ctx.log, new TurnFlush());
+  const batcher = new LimitBatcher(store, ctx.log, new TurnFlush(), opts.reserveTimeoutMs);
   const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, batcher, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
     guard, time, alerts, bodies, batcher,

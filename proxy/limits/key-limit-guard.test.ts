@@ -34,7 +34,7 @@ afterAll(() => clients.forEach((c) => c.disconnect()));
 function guardOn(store: LimitStore, reserveTimeoutMs?: number): KeyLimitGuard {
   return new KeyLimitGuard(ctx, {
     store, time: new ServerTime(systemClock, counters), seeder: new SpendSeeder(db, store, log), alerts: new BudgetAlerts(ctx),
-    bodies: new CallBodyWriter(db, log), batcher: new LimitBatcher(store, log), reserveTimeoutMs,
+    bodies: new CallBodyWriter(db, log), batcher: new LimitBatcher(store, log, undefined, reserveTimeoutMs), reserveTimeoutMs,
   });
 }
 

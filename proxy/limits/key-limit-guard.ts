@@ -19,7 +19,7 @@ import type { KeyLimits as StoredLimits } from '../../core/ai/key-limits.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
 import type { PriceOverride } from '../../core/ai/price-of.ts';
 import { isSvcError, svcError } from '../../core/errors.ts';
-import { monthOf, msToNextMonth, type KeyLimits, type LimitStore, type LimitSubject } from '../../core/limits/limit-store.ts';
+import { monthOf, msToNextMonth, type KeyLimits, type LimitStore, type LimitSubject, type ReserveResult } from '../../core/limits/limit-store.ts';
 import type { ServerTime } from '../../core/limits/server-time.ts';
 import { readTeamLimits, TEAM_LIMITS_CACHE, type TeamLimits } from '../../core/team-limits.ts';
 import type { GatewayKey } from '../keys/key-store.ts';
@@ -41,7 +41,7 @@ export interface KeyLimitGuardParts {
   bodies: CallBodyWriter;
   /** Reserves and settles, batched per round of I/O (one exchange with the store). */
   batcher: LimitBatcher;
-  /** A reserve that takes longer is treated as counters down (503). */
+  /** A seed that takes longer is treated as counters down (503); the batcher bounds the reserve itself. */
   reserveTimeoutMs?: number;
 }
 
@@ -117,33 +117,33 @@ export class KeyLimitGuard implements LimitGuard {
     const estimate = estimateCall(req.clientStyle, req.body, req.estimatedInputTokens, req.candidates, overrides);
     if (estimate.unpriced.length > 0) throw unpricedRefusal(estimate.unpriced);
 
-    const wait = timeout(this.#p.reserveTimeoutMs ?? 2000);
-    let result;
-    const reserving = this.#reserve(subject, tag, estimate);
+    let result: ReserveResult;
     try {
-      result = await Promise.race([reserving, wait.promise]);
+      // Seeding needs the database and the store once a month per key (and after changes); usually it is done.
+      const seeding = this.#p.seeder.ensure(subject, tag);
+      if (seeding) await this.#seedWithin(seeding, this.#p.reserveTimeoutMs ?? 2000);
+      // The batcher refuses a reserve whose round trip takes longer than its bound (one timer per batch) and gives a
+      // reservation that arrives after that back at once.
+      result = await this.#p.batcher.reserve(subject, { tokens: estimate.tokens, dollars: estimate.dollars });
     } catch (err) {
       if (isSvcError(err)) throw err;
-      // A reservation that arrives after the refusal is given back at once rather than held until it expires.
-      reserving.then((late) => {
-        if (late.ok) this.#p.batcher.settle({ subject, reservationId: late.reservationId, actual: { tokens: 0, dollars: 0 } }, () => {});
-      }, () => {});
       this.#ctx.log.error({ err, key: key.id }, 'limit counters unavailable: metered call refused');
       throw svcError('counters_unavailable', 'The limit counters cannot be reached, so this key\'s limits cannot be checked; the call is refused rather than let through unmetered. Retry shortly.', {}, { 'retry-after': '1' });
-    } finally {
-      wait.cancel();
     }
     if (!result.ok) throw limitRefusal(result, estimate, new Date(now + msToNextMonth(now)).toISOString());
     return this.#ticket(req, subject, result.reservationId);
   }
 
-  async #reserve(s: LimitSubject, keyTag: string, estimate: { tokens: number; dollars: number }) {
+  /** Waits for a seed within `ms`; a database that could not be read is no reason to refuse (SeedSkipped). */
+  async #seedWithin(seeding: Promise<void>, ms: number): Promise<void> {
+    const wait = timeout(ms);
     try {
-      await this.#p.seeder.ensure(s, keyTag);
+      await Promise.race([seeding, wait.promise]);
     } catch (err) {
       if (!(err instanceof SeedSkipped)) throw err;
+    } finally {
+      wait.cancel();
     }
-    return this.#p.batcher.reserve(s, { tokens: estimate.tokens, dollars: estimate.dollars });
   }
 
   #ticket(req: AdmitRequest, subject: LimitSubject | undefined, reservationId: string): LimitTicket {

@@ -25,9 +25,13 @@ export class LimitBatcher {
   #batch: TurnBatch<Queued>;
   #inFlight = new Set<Promise<void>>();
 
-  constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush()) {
+  #timeoutMs: number;
+
+  /** `reserveTimeoutMs`: a batch whose exchange takes longer fails its reserves (one timer per batch, not per call). */
+  constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush(), reserveTimeoutMs = 2000) {
     this.#store = store;
     this.#log = log;
+    this.#timeoutMs = reserveTimeoutMs;
     this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#send(batch));
   }
 
@@ -43,12 +47,25 @@ export class LimitBatcher {
   #send(batch: Queued[]): void {
     const reserves = batch.filter((q) => q.kind === 'reserve');
     const settles = batch.filter((q) => q.kind === 'settle');
+    let late = false;
+    const timer = reserves.length === 0 ? undefined : setTimeout(() => {
+      late = true;
+      const err = new Error(`the counters did not answer within ${this.#timeoutMs} ms`);
+      for (const q of reserves) q.reject(err);
+    }, this.#timeoutMs);
     const p = this.#store.exchange(settles.map((q) => q.item), reserves).then(
       ({ totals, results }) => {
+        clearTimeout(timer);
         for (let i = 0; i < settles.length; i++) settles[i].then(totals[i]);
-        for (let i = 0; i < reserves.length; i++) reserves[i].resolve(results[i]);
+        for (let i = 0; i < reserves.length; i++) {
+          const r = results[i];
+          // Refused already for lateness: a reservation made after all is given back at once, not held until it expires.
+          if (late && r.ok) this.settle({ subject: reserves[i].subject, reservationId: r.reservationId, actual: { tokens: 0, dollars: 0 } }, () => {});
+          else reserves[i].resolve(r);
+        }
       },
       (err: unknown) => {
+        clearTimeout(timer);
         for (const q of reserves) q.reject(err);
         if (settles.length > 0) this.#log.warn({ err, calls: settles.length }, 'usage could not be settled in the limit counters; the reservations expire and the next seed catches up');
       },

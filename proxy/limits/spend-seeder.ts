@@ -19,6 +19,8 @@ interface Seeded {
   tag: string;
   at: number;
   done: Promise<void>;
+  /** The seed was written (later calls need not wait for anything). */
+  seeded: boolean;
 }
 
 export class SpendSeeder {
@@ -41,10 +43,11 @@ export class SpendSeeder {
   }
 
   /**
-   * `keyTag` names the key's limits (a change means a new seed). Throws only when the store cannot be written (the
-   * caller fails closed); a database error is logged and the seed retried on a later call.
+   * `keyTag` names the key's limits (a change means a new seed). Answers undefined when the key (and its team) are
+   * seeded already (the usual call: no promise), else a promise that rejects only when the store cannot be written
+   * (the caller fails closed; SeedSkipped when the database could not be read: the seed is retried on a later call).
    */
-  async ensure(s: LimitSubject, keyTag: string): Promise<void> {
+  ensure(s: LimitSubject, keyTag: string): Promise<void> | undefined {
     const now = Date.now();
     const needTeam = s.teamTokensPerMonth !== undefined;
     const kTag = `${s.month}|${keyTag}`;
@@ -54,24 +57,27 @@ export class SpendSeeder {
     const keyDone = k !== undefined && k.tag === kTag && now - k.at < RESEED_MS;
     const teamDone = !needTeam || (t !== undefined && t.tag === tTag && now - t.at < RESEED_MS);
     if (keyDone && teamDone) {
-      await k.done;
-      if (t) await t.done;
-      return;
+      if (k.seeded && (!t || t.seeded)) return undefined;
+      return t ? Promise.all([k.done, t.done]).then(() => {}) : k.done;
     }
     if (this.#keys.size > MAX_ENTRIES) this.#keys.clear();
     if (this.#teams.size > MAX_ENTRIES) this.#teams.clear();
     const done = this.#seed(s, !keyDone, needTeam && !teamDone);
-    const entryK = { tag: kTag, at: now, done };
-    const entryT = { tag: tTag, at: now, done };
+    const entryK: Seeded = { tag: kTag, at: now, done, seeded: false };
+    const entryT: Seeded = { tag: tTag, at: now, done, seeded: false };
     if (!keyDone) this.#keys.set(s.keyId, entryK);
     if (needTeam && !teamDone) this.#teams.set(s.teamId, entryT);
-    try {
-      await done;
-    } catch (err) {
-      if (this.#keys.get(s.keyId) === entryK) this.#keys.delete(s.keyId);
-      if (this.#teams.get(s.teamId) === entryT) this.#teams.delete(s.teamId);
-      throw err;
-    }
+    return done.then(
+      () => {
+        entryK.seeded = true;
+        entryT.seeded = true;
+      },
+      (err: unknown) => {
+        if (this.#keys.get(s.keyId) === entryK) this.#keys.delete(s.keyId);
+        if (this.#teams.get(s.teamId) === entryT) this.#teams.delete(s.teamId);
+        throw err;
+      },
+    );
   }
 
   async #seed(s: LimitSubject, key: boolean, team: boolean): Promise<void> {

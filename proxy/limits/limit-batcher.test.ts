@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchanged, LimitStore, LimitSubject, Reservation, Settlement } from '../../core/limits/limit-store.ts';
+import { createLogger } from '../../core/logger.ts';
+import { LimitBatcher } from './limit-batcher.ts';
+
+const subject: LimitSubject = { keyId: 'k1', teamId: 't1', month: '2026-11', key: { tokensPerMonth: 100 } };
+
+/** A store that records each exchange and answers when the test says so. */
+function recordingStore() {
+  const calls: { settles: readonly Settlement[]; reserves: readonly Reservation[]; answer(): void }[] = [];
+  const store = {
+    exchange: (settles: readonly Settlement[], reserves: readonly Reservation[]) => new Promise<Exchanged>((resolve) => {
+      calls.push({
+        settles, reserves,
+        answer: () => resolve({
+          totals: settles.map(() => ({ keyTokens: 1, keyDollars: 0, teamTokens: 1 })),
+          results: reserves.map((_, i) => ({ ok: true, reservationId: `r${calls.length}-${i}` })),
+        }),
+      });
+    }),
+  } as unknown as LimitStore;
+  return { store, calls };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('LimitBatcher', () => {
+  it('sends the settles and reserves of one round of I/O as one exchange', async () => {
+    const { store, calls } = recordingStore();
+    const b = new LimitBatcher(store, createLogger('silent'));
+    const totals: unknown[] = [];
+    const a = b.reserve(subject, { tokens: 10, dollars: 0 });
+    b.settle({ subject, reservationId: 'old', actual: { tokens: 5, dollars: 0 } }, (t) => totals.push(t));
+    const c = b.reserve(subject, { tokens: 20, dollars: 0 });
+    await turn();
+    expect(calls).toHaveLength(1);
+    expect(calls[0].settles.map((s) => s.reservationId)).toEqual(['old']);
+    expect(calls[0].reserves.map((r) => r.estimate.tokens)).toEqual([10, 20]);
+    calls[0].answer();
+    expect(await a).toEqual({ ok: true, reservationId: 'r1-0' });
+    expect(await c).toEqual({ ok: true, reservationId: 'r1-1' });
+    expect(totals).toHaveLength(1);
+  });
+
+  it('refuses reserves whose exchange is late, and gives back what they reserved once it answers', async () => {
+    const { store, calls } = recordingStore();
+    const b = new LimitBatcher(store, createLogger('silent'), undefined, 20);
+    const late = b.reserve(subject, { tokens: 10, dollars: 0 });
+    await expect(late).rejects.toThrow(/did not answer within 20 ms/);
+    calls[0].answer();
+    await turn();
+    await turn();
+    expect(calls).toHaveLength(2);
+    expect(calls[1].settles).toEqual([{ subject, reservationId: 'r1-0', actual: { tokens: 0, dollars: 0 } }]);
+    expect(calls[1].reserves).toEqual([]);
+  });
+});
