@@ -158,7 +158,15 @@ export function isSvcError(e: unknown): e is SvcError {
   return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[MARK] === true;
 }
 
-/** The family's error object: {"error":{"code","message","details"}}. */
+/**
+ * The family's error object: {"error":{"code","message","details"}}. By the family's rule every missing resource
+ * answers the one code `not_found`: a specific one (`project_not_found`, `team_not_found`, `route_not_found`, …)
+ * becomes `not_found` with the specific code kept in `details.kind`. The provider-style endpoints (/v1, /v1beta)
+ * answer in their own styles and keep the specific codes.
+ */
 export function errorBody(e: SvcError): { error: { code: string; message: string; details: Record<string, unknown> } } {
+  if (e.code !== 'not_found' && e.code.endsWith('_not_found')) {
+    return { error: { code: 'not_found', message: e.message, details: { ...e.details, kind: e.code } } };
+  }
   return { error: { code: e.code, message: e.message, details: e.details } };
 }

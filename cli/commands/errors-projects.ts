@@ -34,7 +34,7 @@ export async function resolveProject(api: ApiClient, ref: string, team?: string)
   if (/^\d+$/.test(ref)) return Number(ref);
   const page = await api.get<{ items: Project[] }>('/api/v1/projects', { slug: ref, team, limit: 2 });
   if (page.items.length === 1) return page.items[0].id;
-  if (page.items.length === 0) throw new CliError('api', `No project you can see has the id or slug "${ref}".`, { status: 404, code: 'project_not_found' });
+  if (page.items.length === 0) throw new CliError('api', `No project you can see has the id or slug "${ref}".`, { status: 404, code: 'not_found' });
   throw new CliError('usage', `Several teams have a project "${ref}"; give its numeric id or --team.`);
 }
 

@@ -8,7 +8,7 @@
 // eslint-disable-next-line no-restricted-imports -- the SDK's own server/ folder, not this project's server/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isSvcError } from '../../core/errors.ts';
+import { errorBody, isSvcError } from '../../core/errors.ts';
 import type { McpTool, ToolCall } from './mcp-tools.ts';
 
 const INSTRUCTIONS = 'Tools of the svc service (AI gateway and error tracking). They act with the permissions of the API token used to connect; list tools return {items, next_cursor} pages: pass next_cursor back as cursor for the next page.';
@@ -24,8 +24,8 @@ async function runTool(tool: McpTool, c: ToolCall, args: Record<string, unknown>
     }
     // No structuredContent: clients check it against the tool's output schema even on errors. The second text is
     // the family's error object, for clients that want the details.
-    const error = { code: err.code, message: err.message, details: err.details };
-    return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }, { type: 'text', text: JSON.stringify({ error }) }], isError: true };
+    const body = errorBody(err);
+    return { content: [{ type: 'text', text: `${body.error.code}: ${err.message}` }, { type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }
 

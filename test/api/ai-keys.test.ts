@@ -47,7 +47,7 @@ describe('gateway keys', () => {
     expectError(await s.api('POST', '/api/v1/keys', { name: 'x' }, tok.alice), 400, 'team_required');
     expectError(await create({ name: 'x' }, tok.aliceRead), 403, 'insufficient_scope');
     expectError(await create({ name: 'x' }, tok.bob), 403, 'forbidden');
-    expectError(await create({ name: 'x' }, tok.dave), 404, 'team_not_found');
+    expectError(await create({ name: 'x' }, tok.dave), 404, 'not_found');
     expect((await s.api('POST', '/api/v1/keys?team=alpha', { name: 'by-query' }, tok.alice)).statusCode).toBe(201);
   });
 
@@ -72,7 +72,7 @@ describe('gateway keys', () => {
     expectError(await s.api('PATCH', `/api/v1/keys/${k.id}`, { name: 'mine' }, tok.dave), 404, 'not_found');
     expectError(await s.api('DELETE', `/api/v1/keys/${k.id}`, undefined, tok.dave), 404, 'not_found');
     expect((await s.api('GET', '/api/v1/keys', undefined, tok.dave)).json().items).toEqual([]);
-    expectError(await s.api('GET', '/api/v1/keys?team=alpha', undefined, tok.dave), 404, 'team_not_found');
+    expectError(await s.api('GET', '/api/v1/keys?team=alpha', undefined, tok.dave), 404, 'not_found');
   });
 
   it('validates models and warns about patterns that match no known model', async () => {

@@ -33,7 +33,7 @@ describe('the family conventions', () => {
   });
 
   it('refuses unknown routes with 404 and wrong methods with 405', async () => {
-    expectError(await s.api('GET', '/api/v1/nothing-here'), 404, 'route_not_found');
+    expectError(await s.api('GET', '/api/v1/nothing-here'), 404, 'not_found');
     const res = await s.api('DELETE', '/api/v1/meta');
     expectError(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toContain('GET');

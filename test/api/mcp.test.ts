@@ -111,8 +111,8 @@ describe('POST /mcp', () => {
     const denied = await callTool('list_webhooks', { team: 'blue' }, viewer.headers);
     expect(denied.isError).toBe(true);
     expect(denied.structuredContent).toBeUndefined();
-    expect(denied.content[0].text).toMatch(/^team_not_found: /);
-    expect(JSON.parse(denied.content[1].text)).toMatchObject({ error: { code: 'team_not_found', details: {} } });
+    expect(denied.content[0].text).toMatch(/^not_found: /);
+    expect(JSON.parse(denied.content[1].text)).toMatchObject({ error: { code: 'not_found', details: {} } });
     const bad = await callTool('list_teams', { limit: 0, colour: 'red' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toMatch(/Too small: expected number to be >=1 at limit/);

@@ -4,7 +4,7 @@
  * code. The table is written out by hand, not derived from core/auth/principal.ts, so that it checks the code.
  *
  * Cells: ok = the action's success status; scope = 403 insufficient_scope; role = 403 forbidden;
- * hidden = 404 team_not_found (a non-member learns nothing about the team); su = 403 superuser_required.
+ * hidden = 404 not_found (kind team_not_found: a non-member learns nothing about the team); su = 403 superuser_required.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -20,7 +20,7 @@ const SCOPES: Scope[] = ['read', 'deploy', 'write'];
 const REFUSAL: Record<Exclude<Cell, 'ok'>, [number, string]> = {
   scope: [403, 'insufficient_scope'],
   role: [403, 'forbidden'],
-  hidden: [404, 'team_not_found'],
+  hidden: [404, 'not_found'],
   su: [403, 'superuser_required'],
 };
 

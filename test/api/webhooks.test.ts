@@ -71,7 +71,7 @@ describe('webhooks API', () => {
     expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url: 'https://example.com/x', events: [] }, H), 400, 'validation_failed');
     expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url: 'https://example.com/x', colour: 'red' }, H), 400, 'validation_failed');
     expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url: 'https://example.com/x' }), 400, 'team_required');
-    expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url: 'https://example.com/x' }, { 'x-svc-team': 'no-such-team' }), 404, 'team_not_found');
+    expectErrorCode(await s.api('POST', '/api/v1/webhooks', { url: 'https://example.com/x' }, { 'x-svc-team': 'no-such-team' }), 404, 'not_found');
   });
 
   it('lets team admins manage webhooks and team readers only read them', async () => {
@@ -239,7 +239,7 @@ describe('notifications', () => {
       dispatched_at: null,
       deliveries: { total: 0, pending: 0, delivered: 0, failed: 0 },
     });
-    expectErrorCode(await s.api('GET', '/api/v1/notifications?team=hooks', undefined, viewer.headers), 404, 'team_not_found');
+    expectErrorCode(await s.api('GET', '/api/v1/notifications?team=hooks', undefined, viewer.headers), 404, 'not_found');
 
     const onlyBudget = await s.api('GET', '/api/v1/notifications?team=quiet-team&kind=key.budget_alert');
     expect(onlyBudget.json().items).toHaveLength(1);

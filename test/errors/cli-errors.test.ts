@@ -46,7 +46,7 @@ describe('svc errors', () => {
 
     const missing = await svc(['errors', 'projects', 'show', 'no-such-project']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('project_not_found');
+    expect(missing.stderr).toContain('not_found');
   });
 
   it('lists issues and resolves, ignores and takes one', async () => {

@@ -167,7 +167,7 @@ describe('PATCH /api/v1/issues/{id}', () => {
     expectErrorCode(await s.api('PATCH', `/api/v1/issues/${ids.c}`, { state: 'resolved' }, viewer.headers), 403, 'forbidden');
     expectErrorCode(await s.api('PATCH', `/api/v1/issues/${ids.c}`, { state: 'resolved' }, outsider.headers), 404, 'not_found');
     expectErrorCode(await s.api('GET', `/api/v1/issues/${ids.c}`, undefined, outsider.headers), 404, 'not_found');
-    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/issues`, undefined, outsider.headers), 404, 'project_not_found');
+    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/issues`, undefined, outsider.headers), 404, 'not_found');
     expect((await s.api('GET', `/api/v1/issues/${ids.c}`, undefined, reader.headers)).statusCode).toBe(200);
   });
 });

@@ -159,7 +159,7 @@ describe('GET /api/v1/projects/{id}/stats', () => {
     expect((await stats(fixed.id, 'since=2026-01-10&until=2026-01-11', reader.headers)).totals[0]).toEqual({ outcome: 'filtered', quantity: 500 });
     const hidden = await s.api('GET', `/api/v1/projects/${fixed.id}/stats`, undefined, outsider.headers);
     expect(hidden.statusCode).toBe(404);
-    expect(hidden.json().error.code).toBe('project_not_found');
+    expect(hidden.json().error.code).toBe('not_found');
     const anonymous = await s.api('GET', `/api/v1/projects/${fixed.id}/stats`, undefined, { authorization: '' });
     expect(anonymous.statusCode).toBe(401);
     const notNumeric = await s.api('GET', '/api/v1/projects/stats-fixed/stats');
@@ -190,7 +190,7 @@ describe('the errors_stats MCP tool', () => {
     expect(tool.structuredContent.totals).toEqual([{ outcome: 'rate_limited', reason: 'project_events_per_minute', quantity: 2 }]);
     const hidden = await callTool({ project: fixed.id }, outsider.headers);
     expect(hidden.isError).toBe(true);
-    expect(hidden.content[0].text).toContain('project_not_found');
+    expect(hidden.content[0].text).toContain('not_found');
     const tooLong = await callTool({ project: fixed.id, since: '2025-01-01', until: '2026-01-01' }, reader.headers);
     expect(tooLong.isError).toBe(true);
     expect(tooLong.content[0].text).toContain('invalid_time_range');

@@ -55,7 +55,7 @@ describe('projects', () => {
     expectErrorCode(await s.api('PATCH', `/api/v1/projects/${b.id}`, { retention_days: 0 }), 400, 'validation_failed');
     expectErrorCode(await s.api('PATCH', `/api/v1/projects/${b.id}`, { owner: 'me' }), 400, 'validation_failed');
     expectErrorCode(await s.api('PATCH', '/api/v1/projects/abc', { name: 'x' }), 400, 'invalid_project_id');
-    expectErrorCode(await s.api('PATCH', '/api/v1/projects/987654', { name: 'x' }), 404, 'project_not_found');
+    expectErrorCode(await s.api('PATCH', '/api/v1/projects/987654', { name: 'x' }), 404, 'not_found');
     expect((await s.api('GET', `/api/v1/projects/${a.id}`)).json().slug).toBe('taken');
   });
 
@@ -82,8 +82,8 @@ describe('projects', () => {
     const del = await s.api('DELETE', `/api/v1/projects/${p.id}`, undefined, admin.headers);
     expect(del.statusCode, del.body).toBe(200);
     expect(del.json().id).toBe(p.id);
-    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}`), 404, 'project_not_found');
-    expectErrorCode(await postStore(s, p.id, p.public_key, exceptionEvent('Error', 'after delete')), 404, 'project_not_found');
+    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}`), 404, 'not_found');
+    expectErrorCode(await postStore(s, p.id, p.public_key, exceptionEvent('Error', 'after delete')), 404, 'not_found');
   });
 });
 
@@ -135,11 +135,11 @@ describe('who may do what', () => {
   it('shows a member of another team nothing', async () => {
     const p = await createTeamProject(s, 'shop');
     expect((await s.api('GET', '/api/v1/projects', undefined, outsider.headers)).json().items).toEqual([]);
-    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}`, undefined, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/keys`, undefined, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('POST', `/api/v1/projects/${p.id}/keys`, undefined, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('PATCH', `/api/v1/projects/${p.id}`, { name: 'x' }, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('DELETE', `/api/v1/projects/${p.id}`, undefined, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('GET', '/api/v1/projects?team=shop', undefined, outsider.headers), 404, 'team_not_found');
+    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}`, undefined, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/keys`, undefined, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('POST', `/api/v1/projects/${p.id}/keys`, undefined, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('PATCH', `/api/v1/projects/${p.id}`, { name: 'x' }, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('DELETE', `/api/v1/projects/${p.id}`, undefined, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('GET', '/api/v1/projects?team=shop', undefined, outsider.headers), 404, 'not_found');
   });
 });

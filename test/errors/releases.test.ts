@@ -52,8 +52,8 @@ describe('POST /api/v1/projects/{id}/releases', () => {
   it('is refused to read tokens, viewers and other teams', async () => {
     expectErrorCode(await register({ version: '9.0' }, reader.headers), 403, 'insufficient_scope');
     expectErrorCode(await register({ version: '9.0' }, viewerCi.headers), 403, 'forbidden');
-    expectErrorCode(await register({ version: '9.0' }, outsider.headers), 404, 'project_not_found');
-    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/releases`, undefined, outsider.headers), 404, 'project_not_found');
+    expectErrorCode(await register({ version: '9.0' }, outsider.headers), 404, 'not_found');
+    expectErrorCode(await s.api('GET', `/api/v1/projects/${p.id}/releases`, undefined, outsider.headers), 404, 'not_found');
     expect((await s.api('GET', `/api/v1/projects/${p.id}/releases`, undefined, reader.headers)).statusCode).toBe(200);
   });
 });

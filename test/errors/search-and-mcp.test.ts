@@ -68,7 +68,7 @@ describe('MCP tools', () => {
     expect(issues.structuredContent.items?.map((x) => x.id)).toEqual([issue]);
     const hidden = await callTool('list_issues', { project: p.id }, outsider.headers);
     expect(hidden.isError).toBe(true);
-    expect(hidden.content[0].text).toContain('project_not_found');
+    expect(hidden.content[0].text).toContain('not_found');
     expect((await callTool('list_projects', {}, outsider.headers)).structuredContent.items).toEqual([]);
   });
 

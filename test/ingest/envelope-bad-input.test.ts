@@ -53,7 +53,7 @@ describe('bad envelopes', () => {
     ['key of another project', () => post(s, url(), eventEnvelope(ok), sentryAuth(other.publicKey)), 403, 'unknown_client_key'],
     ['keys that disagree', () => post(s, `${url()}?sentry_key=${other.publicKey}`, eventEnvelope(ok), auth()), 400, 'conflicting_client_keys'],
     ['dsn of another project', () => post(s, url(), eventEnvelope(ok, { dsn: `http://${p.publicKey}@x.test/999` }), auth()), 403, 'unknown_client_key'],
-    ['unknown project', () => post(s, '/api/987654/envelope/', eventEnvelope(ok), auth()), 404, 'project_not_found'],
+    ['unknown project', () => post(s, '/api/987654/envelope/', eventEnvelope(ok), auth()), 404, 'not_found'],
     ['project id not numeric', () => post(s, '/api/abc/envelope/', eventEnvelope(ok), auth()), 400, 'invalid_project_id'],
     ['event item over 1 MB', () => post(s, url(), eventEnvelope({ message: 'x'.repeat(1024 * 1024 + 10) }), auth()), 413, 'event_too_large'],
     ['decompression bomb over 20 MB', () => post(s, url(), zlib.gzipSync(Buffer.alloc(21 * 1024 * 1024, 0x20)), { ...auth(), 'content-encoding': 'gzip' }), 413, 'envelope_too_large'],

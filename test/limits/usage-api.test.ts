@@ -86,7 +86,7 @@ describe('GET /api/v1/usage', () => {
     const seen = await usage('days=7&group_by=key', viewer);
     expect(seen.groups.map((g: { key: string }) => g.key)).toEqual([keyA.id]);
     expect((await env.s.api('GET', `/api/v1/usage?key=${otherKey}`, undefined, viewer)).statusCode).toBe(404);
-    expect((await env.s.api('GET', '/api/v1/usage?team=elsewhere', undefined, viewer)).json().error.code).toBe('team_not_found');
+    expect((await env.s.api('GET', '/api/v1/usage?team=elsewhere', undefined, viewer)).json().error.code).toBe('not_found');
   });
 
   it.each([['days=0'], ['days=400'], ['days=x'], ['group_by=model,colour'], ['days=40&interval=hour'], ['interval=week']])('refuses %s with 400', async (q) => {

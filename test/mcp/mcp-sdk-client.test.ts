@@ -99,7 +99,7 @@ describe('MCP through the SDK client', () => {
 
   it('refuses by scope, team and superuser exactly like the REST API', async () => {
     expect(refusal(await call(reader, 'create_key', { team: 'red', name: 'nope' }))).toEqual({ isError: true, code: 'insufficient_scope' });
-    expect(refusal(await call(writer, 'create_key', { team: 'blue', name: 'nope' }))).toEqual({ isError: true, code: 'team_not_found' });
+    expect(refusal(await call(writer, 'create_key', { team: 'blue', name: 'nope' }))).toEqual({ isError: true, code: 'not_found' });
     expect(refusal(await call(writer, 'list_accounts'))).toEqual({ isError: true, code: 'superuser_required' });
     expect(refusal(await call(writer, 'set_alias', { name: 'fast', models: ['gpt-4o-mini'] }))).toEqual({ isError: true, code: 'superuser_required' });
     expect(refusal(await call(writer, 'set_price', { model: 'gpt-4o-mini', input_per_mtok: 1, output_per_mtok: 2 }))).toEqual({ isError: true, code: 'superuser_required' });
@@ -138,7 +138,7 @@ describe('MCP through the SDK client', () => {
     const usage = await call(reader, 'usage', { days: 3, group_by: ['model', 'key'] });
     expect(usage.structuredContent).toMatchObject({ days: 3, group_by: ['model', 'key'], totals: { calls: 0 }, groups: [] });
     expect((usage.structuredContent?.series as unknown[]).length).toBe(3);
-    expect(refusal(await call(reader, 'usage', { days: 3, interval: 'hour', team: 'blue' }))).toEqual({ isError: true, code: 'team_not_found' });
+    expect(refusal(await call(reader, 'usage', { days: 3, interval: 'hour', team: 'blue' }))).toEqual({ isError: true, code: 'not_found' });
     expect((await call(reader, 'list_calls', { team: 'red' })).structuredContent).toEqual({ items: [], next_cursor: null });
     expect(refusal(await call(reader, 'show_call', { call: 'nope' }))).toEqual({ isError: true, code: 'not_found' });
 

@@ -81,7 +81,7 @@ describe('serving the built panel', () => {
   it('leaves every other path its own JSON 404 and 405', async () => {
     for (const url of ['/api/v1/nope', '/v1/nope', '/v1beta/models', '/mcp/x', '/healthz/x', '/api/7/envelope/', '/nowhere']) {
       const res = await app.inject({ url });
-      expect({ url, status: res.statusCode, code: res.json().error.code }).toEqual({ url, status: 404, code: 'route_not_found' });
+      expect({ url, status: res.statusCode, code: res.json().error.code }).toEqual({ url, status: 404, code: 'not_found' });
     }
     const post = await app.inject({ method: 'POST', url: '/ai/keys' });
     expect(post.statusCode).toBe(405);
