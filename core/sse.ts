@@ -1,12 +1,18 @@
 /**
- * Server-sent events: one spec-complete incremental parser and one serialiser.
+ * Server-sent events: the incremental parser (eventsource-parser, spec-complete, behind our small interface) and one
+ * serialiser.
  *
  * Wire format (WHATWG HTML, "Parsing an event stream"):
  *   stream = [BOM] *event;  lines end with CRLF, LF or CR;  a blank line dispatches the event.
  *   `:comment`  `event: <type>`  `data: <text>` (repeated lines join with LF)  `id: <id>`  `retry: <ms>`
  *   One space after the colon is stripped; a line without a colon is a field name with an empty value.
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ *
+ * eventsource-parser took the place of a parser of our own: it parses a streamed call's events in 0.5-1.3 µs less
+ * CPU (1-5 µs per stream against about 100-130 µs for the whole call; docs/performance.md, "SSE parsing").
+ * One difference from the spec remains: an `id:` in an event without data is not remembered (no LLM API sends one).
  */
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 
 export interface SseEvent {
   /** The `event:` field; undefined for the default `message` type. */
@@ -27,17 +33,17 @@ export interface SseParserOptions {
 /** Incremental parser: `feed()` chunks as they arrive, `end()` once the body is done. */
 export class SseParser {
   #decoder = new TextDecoder('utf-8');
-  #pending = '';
-  #sawCr = false;
-  #bomChecked = false;
-  readonly #data: string[] = [];
-  #event: string | undefined;
+  #parser: EventSourceParser;
+  #out: SseEvent[] = [];
+  #started = false;
+  #endsWithCr = false;
   #lastId: string | undefined;
   #retry: number | undefined;
   #dispatchIncompleteAtEnd: boolean;
 
   constructor(options: SseParserOptions = {}) {
     this.#dispatchIncompleteAtEnd = options.dispatchIncompleteAtEnd === true;
+    this.#parser = createParser({ onEvent: (m) => this.#collect(m), onRetry: (ms) => (this.#retry = ms) });
   }
 
   /** The reconnection time last announced with `retry:`, in milliseconds. */
@@ -46,110 +52,42 @@ export class SseParser {
   }
 
   feed(chunk: Uint8Array | string): SseEvent[] {
-    const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
-    return this.#scan(text);
+    let text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
+    if (text.length === 0) return [];
+    // The decoder drops a leading BOM from bytes; text handed in as a string may still carry one.
+    if (!this.#started) {
+      this.#started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.#endsWithCr = text.charCodeAt(text.length - 1) === 13;
+    this.#parser.feed(text);
+    return this.#take();
   }
 
   end(): SseEvent[] {
-    const out = this.#scan(this.#decoder.decode());
-    if (this.#pending.length > 0) {
-      this.#line(this.#pending, out);
-      this.#pending = '';
-    }
-    if (this.#dispatchIncompleteAtEnd) this.#dispatch(out);
-    this.#data.length = 0;
-    this.#event = undefined;
-    return out;
+    const rest = this.#decoder.decode();
+    if (rest.length > 0) this.feed(rest);
+    // A CR that ended the stream ended a line (the parser waits for a possible LF); the extra blank line
+    // dispatches an event the stream left without one.
+    if (this.#dispatchIncompleteAtEnd) this.#parser.feed('\n\n');
+    else if (this.#endsWithCr) this.#parser.feed('\n');
+    this.#parser.reset();
+    return this.#take();
   }
 
-  #scan(input: string): SseEvent[] {
-    const out: SseEvent[] = [];
-    let text = input;
-    if (text.length === 0) return out;
-    if (!this.#bomChecked && text.length > 0) {
-      this.#bomChecked = true;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    let start = 0;
-    // A CR that ended the previous chunk may be the first half of a CRLF.
-    if (this.#sawCr && text.charCodeAt(0) === 10) start = 1;
-    this.#sawCr = false;
-    // Line breaks are found with indexOf (native search) rather than a loop over every character: text deltas
-    // make up most of a stream's bytes and this runs on every chunk of every stream the gateway relays.
-    const n = text.length;
-    let lf = text.indexOf('\n', start);
-    let cr = text.indexOf('\r', start);
-    while (lf >= 0 || cr >= 0) {
-      const isCr = cr >= 0 && (lf < 0 || cr < lf);
-      let i = isCr ? cr : lf;
-      this.#line(this.#pending + text.slice(start, i), out);
-      this.#pending = '';
-      if (isCr) {
-        if (i + 1 < n) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.#sawCr = true;
-        }
-      }
-      start = i + 1;
-      if (lf >= 0 && lf < start) lf = text.indexOf('\n', start);
-      if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
-    }
-    this.#pending += text.slice(start);
-    return out;
-  }
-
-  #line(line: string, out: SseEvent[]): void {
-    if (line.length === 0) {
-      this.#dispatch(out);
-      return;
-    }
-    // `data:` and `event:` lines are nearly all of a stream: read them without splitting the line first.
-    const first = line.charCodeAt(0);
-    if (first === 100 && line.startsWith('data:')) {
-      this.#data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
-      return;
-    }
-    if (first === 101 && line.startsWith('event:')) {
-      this.#event = line.charCodeAt(6) === 32 ? line.slice(7) : line.slice(6);
-      return;
-    }
-    if (line.charCodeAt(0) === 58) return; // ':' comment
-    const colon = line.indexOf(':');
-    let field = line;
-    let value = '';
-    if (colon >= 0) {
-      field = line.slice(0, colon);
-      value = line.slice(colon + 1);
-      if (value.charCodeAt(0) === 32) value = value.slice(1);
-    }
-    switch (field) {
-      case 'data':
-        this.#data.push(value);
-        break;
-      case 'event':
-        this.#event = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.#lastId = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.#retry = Number(value);
-        break;
-      default:
-        break; // unknown fields are ignored
-    }
-  }
-
-  #dispatch(out: SseEvent[]): void {
-    const event = this.#event;
-    this.#event = undefined;
-    if (this.#data.length === 0) return;
-    const ev: SseEvent = { data: this.#data.length === 1 ? this.#data[0] : this.#data.join('\n') };
-    this.#data.length = 0;
-    if (event !== undefined && event !== '') ev.event = event;
+  #collect(m: EventSourceMessage): void {
+    if (m.id !== undefined) this.#lastId = m.id;
+    const ev: SseEvent = { data: m.data };
+    if (m.event !== undefined) ev.event = m.event;
     if (this.#lastId !== undefined) ev.id = this.#lastId;
-    out.push(ev);
+    this.#out.push(ev);
+  }
+
+  #take(): SseEvent[] {
+    if (this.#out.length === 0) return [];
+    const out = this.#out;
+    this.#out = [];
+    return out;
   }
 }
 
