@@ -38,7 +38,7 @@ import { compressionRoutes } from './settings/compression-routes.ts';
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
   return async (app: FastifyInstance): Promise<void> => {
     const accessTokens = createAccessTokenKit(ctx);
-    installAuth(app, ctx, accessTokens.verifier.verify);
+    installAuth(app, ctx, accessTokens.verify);
     // Search providers and MCP tools: one line each (search/search-registry.ts, mcp/mcp-tools.ts).
     const search = new SearchRegistry();
     const tools = new McpToolRegistry();

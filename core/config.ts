@@ -24,6 +24,8 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** OIDC issuers of trust rules (discovery, JWKS) may be private addresses (docs/identity.md). */
   allowPrivateIssuers: boolean;
+  /** A separate identity issuer whose access tokens are accepted too (docs/identity.md#a-separate-identity-issuer). */
+  externalIssuer: { issuer: string; jwksUrl: string | undefined; audience: string | undefined; autoProvision: boolean } | undefined;
   requestBodyTimeoutMs: number;
   /** Retention (docs/webhooks.md): days a handled outbox event, and a finished webhook delivery, are kept. */
   outboxRetentionDays: number;
@@ -157,6 +159,10 @@ export function loadConfig(env: Env = process.env): Config {
   const metricsToken = env.SVC_METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('SVC_METRICS_TOKEN', 'must be at least 16 characters');
   const dataDir = env.SVC_DATA_DIR || './data';
+  const idUrl = url(env, 'SVC_ID_URL', ['http:', 'https:']);
+  const idJwksUrl = url(env, 'SVC_ID_JWKS_URL', ['http:', 'https:']);
+  const idIssuer = env.SVC_ID_ISSUER || idUrl?.replace(/\/+$/, '');
+  if (idJwksUrl && !idIssuer) throw new ConfigError('SVC_ID_ISSUER', 'is required with SVC_ID_JWKS_URL (the iss of the tokens it signs)');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
   return {
@@ -174,6 +180,9 @@ export function loadConfig(env: Env = process.env): Config {
     // Private webhook targets: off everywhere unless the operator opts in (docs/webhooks.md, core/net/guarded-agent.ts).
     allowPrivateWebhooks: bool(env, 'SVC_ALLOW_PRIVATE_WEBHOOKS', false),
     allowPrivateIssuers: bool(env, 'SVC_ALLOW_PRIVATE_ISSUERS', false),
+    externalIssuer: idIssuer
+      ? { issuer: idIssuer, jwksUrl: idJwksUrl, audience: env.SVC_ID_AUDIENCE || undefined, autoProvision: bool(env, 'SVC_ID_AUTO_PROVISION', false) }
+      : undefined,
     // The whole request (headers and body) must arrive within this; a trickling body is cut with 408 (docs/http.md).
     requestBodyTimeoutMs: int(env, 'SVC_REQUEST_BODY_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),

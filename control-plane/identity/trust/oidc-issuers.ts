@@ -28,17 +28,32 @@ interface Entry {
   refetchedAt: number;
 }
 
-/** Why a job token was refused; the exchange turns it into `invalid_grant` with this sentence. */
-export class JobTokenRefusal extends Error {}
+/** Why a token was refused, in a sentence (the exchange answers it as `invalid_grant`); `expired` tells expiry apart. */
+export class JobTokenRefusal extends Error {
+  readonly expired: boolean;
+  constructor(message: string, expired = false) {
+    super(message);
+    this.expired = expired;
+  }
+}
 
 export class OidcIssuers {
   #ctx: AppContext;
   #agent: Agent;
   #entries = new Map<string, Entry>();
 
-  constructor(ctx: AppContext, agent?: Agent) {
+  #allowPrivate: boolean;
+
+  /** allowPrivate: http and private addresses allowed (an issuer the operator configured, not one a user chose). */
+  constructor(ctx: AppContext, opts: { allowPrivate?: boolean } = {}) {
     this.#ctx = ctx;
-    this.#agent = agent ?? guardedAgent({ allowPrivate: ctx.config.allowPrivateIssuers, optIn: PRIVATE_ISSUERS_OPT_IN, connectTimeoutMs: TIMEOUT_MS, agent: { headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS } });
+    this.#allowPrivate = opts.allowPrivate ?? ctx.config.allowPrivateIssuers;
+    this.#agent = guardedAgent({ allowPrivate: this.#allowPrivate, optIn: PRIVATE_ISSUERS_OPT_IN, connectTimeoutMs: TIMEOUT_MS, agent: { headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS } });
+  }
+
+  /** Uses this JWKS for the issuer instead of the one its discovery document names (no discovery is fetched). */
+  pin(issuer: string, jwksUri: string): void {
+    this.#entries.set(issuer, { jwksUri, discoveredAt: Infinity, jwksAt: 0, refetchedAt: -Infinity });
   }
 
   /** Checks that `issuer` is an OIDC issuer whose keys can be read (at rule creation): 400 invalid_issuer otherwise. */
@@ -51,8 +66,8 @@ export class OidcIssuers {
     }
   }
 
-  /** Verifies a job token's signature (with the issuer's keys), issuer, audience (any of `audiences`) and times. */
-  async verify(token: string, issuer: string, audiences: string[]): Promise<JWTPayload> {
+  /** Verifies a token's signature (with the issuer's keys), issuer, audience (any of `audiences`), times and claims. */
+  async verify(token: string, issuer: string, audiences: string[], requiredClaims = ['sub', 'exp', 'iat', 'jti']): Promise<JWTPayload> {
     const e = await this.#entry(issuer, false).catch((err: Error) => {
       throw new JobTokenRefusal(`The keys of the issuer ${issuer} could not be read: ${err.message}`);
     });
@@ -60,7 +75,7 @@ export class OidcIssuers {
       const jwks = await this.#jwks(issuer, e, force).catch((err: Error) => {
         throw new JobTokenRefusal(`The keys of the issuer ${issuer} could not be read: ${err.message}`);
       });
-      return jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience: audiences, algorithms: JOB_TOKEN_ALGS, currentDate: new Date(this.#ctx.clock.now()), requiredClaims: ['sub', 'exp', 'iat', 'jti'] });
+      return jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience: audiences, algorithms: JOB_TOKEN_ALGS, currentDate: new Date(this.#ctx.clock.now()), requiredClaims });
     };
     try {
       try {
@@ -79,7 +94,7 @@ export class OidcIssuers {
   async #entry(issuer: string, fresh: boolean): Promise<Entry> {
     const now = this.#ctx.clock.now();
     const known = this.#entries.get(issuer);
-    if (known && !fresh && now - known.discoveredAt < DISCOVERY_TTL_MS) return known;
+    if (known && !fresh && (known.discoveredAt === Infinity || now - known.discoveredAt < DISCOVERY_TTL_MS)) return known;
     const doc = await this.#getJson(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
     if (doc.issuer !== issuer) throw new Error(`its discovery document names the issuer ${JSON.stringify(doc.issuer)}, not ${issuer}.`);
     if (typeof doc.jwks_uri !== 'string') throw new Error('its discovery document has no jwks_uri.');
@@ -101,7 +116,7 @@ export class OidcIssuers {
 
   async #getJson(url: string): Promise<Record<string, unknown>> {
     const u = new URL(url);
-    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && this.#ctx.config.allowPrivateIssuers)) throw new Error(`${url} is not an https URL.`);
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && this.#allowPrivate)) throw new Error(`${url} is not an https URL.`);
     let res;
     try {
       res = await request(u, { dispatcher: this.#agent, headers: { accept: 'application/json' } });
@@ -130,13 +145,13 @@ export class OidcIssuers {
 
 function refusal(err: unknown): JobTokenRefusal {
   if (err instanceof JobTokenRefusal) return err;
-  if (err instanceof joseErrors.JWTExpired) return new JobTokenRefusal('The job token has expired.');
+  if (err instanceof joseErrors.JWTExpired) return new JobTokenRefusal('The token has expired.', true);
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === 'aud') return new JobTokenRefusal("The job token's audience (aud) is not the audience of any trust rule for its issuer.");
-    return new JobTokenRefusal(`The job token's ${err.claim} claim is not valid (${err.reason}).`);
+    if (err.claim === 'aud') return new JobTokenRefusal("The token's audience (aud) is not one this service accepts from its issuer.");
+    return new JobTokenRefusal(`The token's ${err.claim} claim is not valid (${err.reason}).`);
   }
-  if (err instanceof joseErrors.JWKSNoMatchingKey) return new JobTokenRefusal("No key of the issuer matches the job token's kid.");
-  if (err instanceof joseErrors.JOSEAlgNotAllowed) return new JobTokenRefusal("The job token's algorithm is not allowed (asymmetric signatures only).");
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return new JobTokenRefusal("The job token's signature does not verify with the issuer's keys.");
-  return new JobTokenRefusal('The job token is not a valid signed JWT.');
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return new JobTokenRefusal("No key of the issuer matches the token's kid.");
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return new JobTokenRefusal("The token's algorithm is not allowed (asymmetric signatures only).");
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return new JobTokenRefusal("The token's signature does not verify with the issuer's keys.");
+  return new JobTokenRefusal('The token is not a valid signed JWT.');
 }
