@@ -54,7 +54,7 @@ export const statsCommand = defineCommand({
       ctx.out.line();
       const seriesColumns: Column<Stats['series'][number]>[] = [
         { title: 'at', value: (b) => b.at },
-        ...stats.totals.map((t, i) => ({ title: label(t, g), value: (b: Stats['series'][number]) => b.groups[i]?.quantity ?? 0 })),
+        ...stats.totals.map((t, i) => ({ title: label(t, g), align: 'right' as const, value: (b: Stats['series'][number]) => b.groups[i]?.quantity ?? 0 })),
       ];
       ctx.out.table(stats.series, seriesColumns);
     });

@@ -208,13 +208,13 @@ describe('svc errors stats', () => {
       `Project ${fixed.id}, 2026-01-10T00:00:00.000Z to 2026-01-10T03:00:00.000Z, by hour`,
       '',
       'OUTCOME       QUANTITY',
-      'accepted      8',
-      'rate_limited  2',
+      'accepted             8',
+      'rate_limited         2',
       '',
       'AT                    ACCEPTED  RATE_LIMITED',
-      '2026-01-10T00:00:00Z  5         2',
-      '2026-01-10T01:00:00Z  0         0',
-      '2026-01-10T02:00:00Z  3         0',
+      '2026-01-10T00:00:00Z         5             2',
+      '2026-01-10T01:00:00Z         0             0',
+      '2026-01-10T02:00:00Z         3             0',
       '',
     ].join('\n'));
 
