@@ -21,7 +21,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            version: string;
+                            node: string;
+                            roles: string[];
+                            capabilities: string[];
+                            public_url: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -57,7 +73,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                            version: string;
+                            checks: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -102,130 +135,27 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
-                default: {
+                /** @description Default Response */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Error"];
+                        "application/json": {
+                            user: {
+                                id: string;
+                                username: string;
+                                email: string | null;
+                                is_superuser: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            /** @description Seconds the session lasts. */
+                            expires_in: number;
+                        };
                     };
                 };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/device": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The device sign-in waiting for this user code */
-        get: {
-            parameters: {
-                query: {
-                    code: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            responses: {
-                /** @description Success, or the error object */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/device/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Approve a device sign-in: signed in, or with a user name and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        user_code: string;
-                        username?: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success, or the error object */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/device/deny": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deny a device sign-in */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        user_code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success, or the error object */
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -277,7 +207,33 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            user: string;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            hint: string;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The tk_ secret, shown once. */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -317,7 +273,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cleared: {
+                                user: string | null;
+                                ip: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -342,7 +312,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the panel session */
+        /** End the panel session, or the sign-in session of the access token sent */
         post: {
             parameters: {
                 query?: never;
@@ -352,7 +322,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -363,6 +344,506 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device sign-in waiting for this user code */
+        get: {
+            parameters: {
+                query: {
+                    code: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user_code: string;
+                            client_name: string;
+                            scope: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/device/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a device sign-in: signed in, or with a user name and password */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_code: string;
+                        username?: string;
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            approved: boolean;
+                            user_code: string;
+                            client_name: string;
+                            scope: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/device/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deny a device sign-in */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            approved: boolean;
+                            user_code: string;
+                            client_name: string;
+                            scope: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the trust rules of the teams you can read */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
+                    limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
+                    cursor?: string;
+                    /** @description Team id or name (or the X-Svc-Team header). */
+                    team?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                team: string;
+                                name: string;
+                                issuer: string;
+                                audience: string;
+                                /** @description Claim → exact value or glob. */
+                                conditions: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                scope: "read" | "deploy";
+                                /** @description Seconds the access tokens last. */
+                                ttl: number;
+                                created_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a trust rule: which CI jobs may exchange their OIDC token for an access token of the team (team admins) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Team id or name (or the X-Svc-Team header). */
+                    team?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description The OIDC issuer, e.g. https://token.actions.githubusercontent.com or https://gitlab.com. */
+                        issuer: string;
+                        /** @description The job token's aud (default: this service's public URL). */
+                        audience?: string;
+                        /** @description Claim → exact value or glob; one of repository_owner_id, repository_id, namespace_id, project_id exactly. */
+                        conditions: Record<string, never>;
+                        /**
+                         * @default deploy
+                         * @enum {string}
+                         */
+                        scope?: "read" | "deploy";
+                        /**
+                         * @description Lifetime of the access tokens, 60 s to 15 min.
+                         * @default 15m
+                         */
+                        ttl?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            name: string;
+                            issuer: string;
+                            audience: string;
+                            /** @description Claim → exact value or glob. */
+                            conditions: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            scope: "read" | "deploy";
+                            /** @description Seconds the access tokens last. */
+                            ttl: number;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a trust rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            name: string;
+                            issuer: string;
+                            audience: string;
+                            /** @description Claim → exact value or glob. */
+                            conditions: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            scope: "read" | "deploy";
+                            /** @description Seconds the access tokens last. */
+                            ttl: number;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a trust rule; the access tokens obtained through it stop working at once (team admins) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            name: string;
+                            issuer: string;
+                            audience: string;
+                            /** @description Claim → exact value or glob. */
+                            conditions: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            scope: "read" | "deploy";
+                            /** @description Seconds the access tokens last. */
+                            ttl: number;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust-exchanges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the token exchanges made through trust rules, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
+                    limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
+                    cursor?: string;
+                    /** @description Team id or name (or the X-Svc-Team header). */
+                    team?: string;
+                    /** @description Only the exchanges of this rule. */
+                    rule?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                team: string;
+                                rule: string;
+                                issuer: string;
+                                subject: string;
+                                /** @description The claims of the job token that matched. */
+                                claims: {
+                                    [key: string]: unknown;
+                                };
+                                token_id: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -380,7 +861,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -389,7 +872,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                username: string;
+                                email: string | null;
+                                is_superuser: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -422,7 +925,23 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            username: string;
+                            email: string | null;
+                            is_superuser: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -456,7 +975,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string | null;
+                            username: string;
+                            email?: string | null;
+                            is_superuser: boolean;
+                            /** Format: date-time */
+                            created_at?: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            teams: {
+                                id: string;
+                                name: string;
+                                role: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -486,7 +1028,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                     user?: string;
                 };
@@ -496,7 +1040,35 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                user: string;
+                                name: string;
+                                /** @enum {string} */
+                                scope: "read" | "deploy" | "write";
+                                hint: string;
+                                /** Format: date-time */
+                                expires_at: string | null;
+                                /** Format: date-time */
+                                revoked_at: string | null;
+                                /** Format: date-time */
+                                last_used_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -536,7 +1108,33 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            user: string;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            hint: string;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The tk_ secret, shown once. */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -572,7 +1170,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            user: string;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            hint: string;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -597,7 +1219,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            user: string;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            hint: string;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -624,7 +1270,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -633,7 +1281,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                name: string;
+                                limits: {
+                                    "ai.keys"?: number;
+                                    "ai.tokens"?: number;
+                                    "errors.events"?: number;
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -661,7 +1332,26 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            limits: {
+                                "ai.keys"?: number;
+                                "ai.tokens"?: number;
+                                "errors.events"?: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -697,7 +1387,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            limits: {
+                                "ai.keys"?: number;
+                                "ai.tokens"?: number;
+                                "errors.events"?: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -735,7 +1444,20 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "ai.keys"?: number;
+                            "ai.tokens"?: number;
+                            "errors.events"?: number;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -766,7 +1488,20 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "ai.keys"?: number;
+                            "ai.tokens"?: number;
+                            "errors.events"?: number;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -803,7 +1538,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                user: string;
+                                username: string;
+                                role: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -850,7 +1604,19 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: string;
+                            role: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -875,7 +1641,19 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The user id. */
+                            removed: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -902,7 +1680,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                     team?: string;
                     own?: "true" | "false";
@@ -913,7 +1693,51 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                name: string;
+                                team: string;
+                                /** @description The user the key belongs to inside the team; null for a team key. */
+                                owner: string | null;
+                                own: boolean;
+                                /** @description The first and last characters of the secret. */
+                                hint: string;
+                                models: string[];
+                                /** @description Optional limits; absent or null = unlimited. Months are calendar months in UTC. */
+                                limits: {
+                                    requests_per_minute?: number | null;
+                                    requests_per_day?: number | null;
+                                    tokens_per_month?: number | null;
+                                    dollars_per_month?: number | null;
+                                };
+                                /** @enum {string} */
+                                log_bodies: "off" | "1d" | "7d" | "30d";
+                                /** @enum {string|null} */
+                                compression: "off" | "audit-only" | "on" | null;
+                                /** @description How long stored responses (previous_response_id) are kept: 1d to 30d, or off. */
+                                response_store_ttl: string;
+                                disabled: boolean;
+                                created_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /** Format: date-time */
+                                last_used_at: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -963,11 +1787,57 @@ export interface paths {
                          * @enum {string|null}
                          */
                         compression?: "off" | "audit-only" | "on" | null;
+                        /** @description How long stored responses of the responses endpoint are kept: 1d to 30d (default 1d), or off to keep none (and delete what was kept). */
+                        response_store_ttl?: string;
                     };
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            team: string;
+                            /** @description The user the key belongs to inside the team; null for a team key. */
+                            owner: string | null;
+                            own: boolean;
+                            /** @description The first and last characters of the secret. */
+                            hint: string;
+                            models: string[];
+                            /** @description Optional limits; absent or null = unlimited. Months are calendar months in UTC. */
+                            limits: {
+                                requests_per_minute?: number | null;
+                                requests_per_day?: number | null;
+                                tokens_per_month?: number | null;
+                                dollars_per_month?: number | null;
+                            };
+                            /** @enum {string} */
+                            log_bodies: "off" | "1d" | "7d" | "30d";
+                            /** @enum {string|null} */
+                            compression: "off" | "audit-only" | "on" | null;
+                            /** @description How long stored responses (previous_response_id) are kept: 1d to 30d, or off. */
+                            response_store_ttl: string;
+                            disabled: boolean;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** @description The sk-svc- secret, shown once. */
+                            key: string;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1003,7 +1873,47 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            team: string;
+                            /** @description The user the key belongs to inside the team; null for a team key. */
+                            owner: string | null;
+                            own: boolean;
+                            /** @description The first and last characters of the secret. */
+                            hint: string;
+                            models: string[];
+                            /** @description Optional limits; absent or null = unlimited. Months are calendar months in UTC. */
+                            limits: {
+                                requests_per_minute?: number | null;
+                                requests_per_day?: number | null;
+                                tokens_per_month?: number | null;
+                                dollars_per_month?: number | null;
+                            };
+                            /** @enum {string} */
+                            log_bodies: "off" | "1d" | "7d" | "30d";
+                            /** @enum {string|null} */
+                            compression: "off" | "audit-only" | "on" | null;
+                            /** @description How long stored responses (previous_response_id) are kept: 1d to 30d, or off. */
+                            response_store_ttl: string;
+                            disabled: boolean;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1028,7 +1938,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            team: string;
+                            /** @description The user the key belongs to inside the team; null for a team key. */
+                            owner: string | null;
+                            own: boolean;
+                            /** @description The first and last characters of the secret. */
+                            hint: string;
+                            models: string[];
+                            /** @description Optional limits; absent or null = unlimited. Months are calendar months in UTC. */
+                            limits: {
+                                requests_per_minute?: number | null;
+                                requests_per_day?: number | null;
+                                tokens_per_month?: number | null;
+                                dollars_per_month?: number | null;
+                            };
+                            /** @enum {string} */
+                            log_bodies: "off" | "1d" | "7d" | "30d";
+                            /** @enum {string|null} */
+                            compression: "off" | "audit-only" | "on" | null;
+                            /** @description How long stored responses (previous_response_id) are kept: 1d to 30d, or off. */
+                            response_store_ttl: string;
+                            disabled: boolean;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            deleted_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1074,12 +2026,56 @@ export interface paths {
                          * @enum {string|null}
                          */
                         compression?: "off" | "audit-only" | "on" | null;
+                        /** @description How long stored responses of the responses endpoint are kept: 1d to 30d (default 1d), or off to keep none (and delete what was kept). */
+                        response_store_ttl?: string;
                         disabled?: boolean;
                     };
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            team: string;
+                            /** @description The user the key belongs to inside the team; null for a team key. */
+                            owner: string | null;
+                            own: boolean;
+                            /** @description The first and last characters of the secret. */
+                            hint: string;
+                            models: string[];
+                            /** @description Optional limits; absent or null = unlimited. Months are calendar months in UTC. */
+                            limits: {
+                                requests_per_minute?: number | null;
+                                requests_per_day?: number | null;
+                                tokens_per_month?: number | null;
+                                dollars_per_month?: number | null;
+                            };
+                            /** @enum {string} */
+                            log_bodies: "off" | "1d" | "7d" | "30d";
+                            /** @enum {string|null} */
+                            compression: "off" | "audit-only" | "on" | null;
+                            /** @description How long stored responses (previous_response_id) are kept: 1d to 30d, or off. */
+                            response_store_ttl: string;
+                            disabled: boolean;
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1103,7 +2099,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                     provider?: "anthropic" | "openai" | "gemini" | "openai-compatible";
                     state?: "active" | "disabled" | "needs_sign_in" | "paused";
@@ -1114,7 +2112,45 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                                /** @enum {string} */
+                                kind: "api_key" | "subscription";
+                                base_url: string | null;
+                                /** @description The outbound proxy, its password masked. */
+                                proxy_url: string | null;
+                                has_secret: boolean;
+                                secret_hint: string | null;
+                                models: string[];
+                                /** @description The models the provider listed, when read. */
+                                model_list: unknown[] | null;
+                                /** Format: date-time */
+                                model_list_at: string | null;
+                                weight: number;
+                                priority: number;
+                                /** @enum {string} */
+                                state: "active" | "disabled" | "needs_sign_in" | "paused";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1163,7 +2199,43 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1199,7 +2271,95 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            quota: {
+                                /** Format: date-time */
+                                read_at: string | null;
+                                source: string | null;
+                                error: string | null;
+                                windows: {
+                                    name: string;
+                                    family: string | null;
+                                    used_fraction: number;
+                                    left_fraction: number;
+                                    /** Format: date-time */
+                                    resets_at: string | null;
+                                    window_seconds: number | null;
+                                    /** Format: date-time */
+                                    read_at: string | null;
+                                    source: string | null;
+                                    forecast_fraction: number | null;
+                                    rate_per_hour: number | null;
+                                }[];
+                            };
+                            pauses: {
+                                family: string | null;
+                                /** Format: date-time */
+                                until: string;
+                                window: string | null;
+                                reason: string;
+                            }[];
+                            cooldown: {
+                                /** Format: date-time */
+                                until: string;
+                                reason: string | null;
+                            } | null;
+                            sign_in: {
+                                email: string | null;
+                                plan: string | null;
+                                project_id: string | null;
+                                /** Format: date-time */
+                                token_expires_at: string | null;
+                                /** Format: date-time */
+                                refreshed_at: string | null;
+                                refresh_failures: number;
+                                /** Format: date-time */
+                                next_refresh_at: string | null;
+                                last_refresh_error: string | null;
+                            } | null;
+                            state_changes: {
+                                from: string;
+                                to: string;
+                                family: string | null;
+                                reason: string;
+                                details: unknown;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1224,7 +2384,42 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1271,7 +2466,43 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1303,7 +2534,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            models: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1333,7 +2580,43 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            models: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            models: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1357,7 +2640,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            models: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1384,7 +2684,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -1393,7 +2695,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                name: string;
+                                models: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1423,8 +2745,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description Show the one price that applies to this model id. */
                     model?: string;
                 };
                 header?: never;
@@ -1433,7 +2758,45 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                model: string;
+                                list: {
+                                    input_per_mtok: number;
+                                    output_per_mtok: number;
+                                    cache_read_per_mtok: number;
+                                    cache_write_per_mtok: number;
+                                } | null;
+                                override: {
+                                    input_per_mtok: number;
+                                    output_per_mtok: number;
+                                    cache_read_per_mtok: number;
+                                    cache_write_per_mtok: number;
+                                    /** Format: date-time */
+                                    updated_at: string;
+                                } | null;
+                                effective: {
+                                    input_per_mtok: number;
+                                    output_per_mtok: number;
+                                    cache_read_per_mtok: number;
+                                    cache_write_per_mtok: number;
+                                    /** @enum {string} */
+                                    source: "list" | "override";
+                                    matched: string;
+                                } | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1481,7 +2844,79 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            model: string;
+                            list: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                            } | null;
+                            override: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                            effective: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** @enum {string} */
+                                source: "list" | "override";
+                                matched: string;
+                            } | null;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            model: string;
+                            list: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                            } | null;
+                            override: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                            effective: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** @enum {string} */
+                                source: "list" | "override";
+                                matched: string;
+                            } | null;
+                            /** @description Accepted, but probably a mistake (e.g. a model this instance does not know). */
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1505,7 +2940,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            model: string;
+                            list: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                            } | null;
+                            override: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } | null;
+                            effective: {
+                                input_per_mtok: number;
+                                output_per_mtok: number;
+                                cache_read_per_mtok: number;
+                                cache_write_per_mtok: number;
+                                /** @enum {string} */
+                                source: "list" | "override";
+                                matched: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1564,7 +3033,36 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Pass to finish. */
+                            state: string;
+                            /** @enum {string} */
+                            flow: "code" | "device";
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description Code flow: the address to open and approve. */
+                            authorize_url?: string;
+                            /** @description Code flow. */
+                            redirect_uri?: string;
+                            /** @description Device flow: where to enter user_code. */
+                            verification_url?: string;
+                            /** @description Device flow. */
+                            user_code?: string;
+                            /** @description Device flow: call finish no more often than this. */
+                            interval_s?: number;
+                            instructions: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1611,7 +3109,96 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            signed_in_as: string | null;
+                            plan: string | null;
+                            /** Format: date-time */
+                            token_expires_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "anthropic" | "openai" | "gemini" | "openai-compatible";
+                            /** @enum {string} */
+                            kind: "api_key" | "subscription";
+                            base_url: string | null;
+                            /** @description The outbound proxy, its password masked. */
+                            proxy_url: string | null;
+                            has_secret: boolean;
+                            secret_hint: string | null;
+                            models: string[];
+                            /** @description The models the provider listed, when read. */
+                            model_list: unknown[] | null;
+                            /** Format: date-time */
+                            model_list_at: string | null;
+                            weight: number;
+                            priority: number;
+                            /** @enum {string} */
+                            state: "active" | "disabled" | "needs_sign_in" | "paused";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            signed_in_as: string | null;
+                            plan: string | null;
+                            /** Format: date-time */
+                            token_expires_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            pending: boolean;
+                            retry_after_s: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1649,7 +3236,72 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            quota: {
+                                /** Format: date-time */
+                                read_at: string | null;
+                                source: string | null;
+                                error: string | null;
+                                windows: {
+                                    name: string;
+                                    family: string | null;
+                                    used_fraction: number;
+                                    left_fraction: number;
+                                    /** Format: date-time */
+                                    resets_at: string | null;
+                                    window_seconds: number | null;
+                                    /** Format: date-time */
+                                    read_at: string | null;
+                                    source: string | null;
+                                    forecast_fraction: number | null;
+                                    rate_per_hour: number | null;
+                                }[];
+                            };
+                            pauses: {
+                                family: string | null;
+                                /** Format: date-time */
+                                until: string;
+                                window: string | null;
+                                reason: string;
+                            }[];
+                            cooldown: {
+                                /** Format: date-time */
+                                until: string;
+                                reason: string | null;
+                            } | null;
+                            sign_in: {
+                                email: string | null;
+                                plan: string | null;
+                                project_id: string | null;
+                                /** Format: date-time */
+                                token_expires_at: string | null;
+                                /** Format: date-time */
+                                refreshed_at: string | null;
+                                refresh_failures: number;
+                                /** Format: date-time */
+                                next_refresh_at: string | null;
+                                last_refresh_error: string | null;
+                            } | null;
+                            state_changes: {
+                                from: string;
+                                to: string;
+                                family: string | null;
+                                reason: string;
+                                details: unknown;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1677,10 +3329,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The last N calendar days (UTC), today included; 1 to 366, default 7. */
                     days?: string;
+                    /** @description Comma-separated: model, key, account, team (default model). */
                     group_by?: string;
+                    /** @description Time-series bucket (default day; hour for at most 31 days). */
                     interval?: "day" | "hour";
+                    /** @description Only this team (id or name; or the X-Svc-Team header). */
                     team?: string;
+                    /** @description Only this gateway key (id). */
                     key?: string;
                 };
                 header?: never;
@@ -1689,7 +3346,76 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                            days: number;
+                            /** @enum {string} */
+                            interval: "day" | "hour";
+                            group_by: ("model" | "key" | "account" | "team")[];
+                            groups: {
+                                model?: string | null;
+                                key?: string | null;
+                                key_name?: string | null;
+                                account?: string | null;
+                                account_name?: string | null;
+                                team?: string | null;
+                                team_name?: string | null;
+                                calls: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                                cache_read_tokens: number;
+                                cache_write_tokens: number;
+                                /** @description USD, rounded to 6 decimals. */
+                                cost_usd: number;
+                                errors: number;
+                                /** @description Milliseconds. */
+                                latency_ms: {
+                                    p50: number | null;
+                                    p95: number | null;
+                                };
+                            }[];
+                            /** @description More groups exist than were answered. */
+                            truncated: boolean;
+                            totals: {
+                                calls: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                                cache_read_tokens: number;
+                                cache_write_tokens: number;
+                                /** @description USD, rounded to 6 decimals. */
+                                cost_usd: number;
+                                errors: number;
+                                /** @description Milliseconds. */
+                                latency_ms: {
+                                    p50: number | null;
+                                    p95: number | null;
+                                };
+                            };
+                            series: {
+                                /** Format: date-time */
+                                at: string;
+                                calls: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                                cache_read_tokens: number;
+                                cache_write_tokens: number;
+                                /** @description USD, rounded to 6 decimals. */
+                                cost_usd: number;
+                                errors: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1719,6 +3445,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The last N days, 1 to 366 (default 30). */
                     days?: string;
                     group_by?: "key" | "model" | "team";
                 };
@@ -1728,7 +3455,35 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            days: number;
+                            /** @enum {string} */
+                            group_by: "key" | "model" | "team";
+                            /** @description Token counts are local estimates. */
+                            estimated: boolean;
+                            items: {
+                                /** @description The key id, model or team id. */
+                                group: string;
+                                /** @enum {string} */
+                                mode: "on" | "audit-only";
+                                calls: number;
+                                tokens_before: number;
+                                tokens_after: number;
+                                tokens_saved: number;
+                                dollars_saved: number;
+                                dollars_saved_uncached: number;
+                                cache_breaks: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1764,7 +3519,39 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            mode: "off" | "audit-only" | "on";
+                            keep_last_turns: number;
+                            rules: {
+                                /** @description A model id or * pattern; the most specific matching rule applies. */
+                                pattern: string;
+                                /**
+                                 * @description Lowers the mode for matching models (a rule never raises it above the instance mode).
+                                 * @enum {string}
+                                 */
+                                mode?: "off" | "audit-only" | "on";
+                                /** @description No compression below this conversation size (estimated tokens). */
+                                min_tokens?: number;
+                                /** @description Past this size (a share of the model context), old huge outputs are cut to head and tail. */
+                                lossy_at_tokens?: number;
+                                /** @description An old tool output above this size counts as huge. */
+                                huge_output_tokens?: number;
+                                /** @description The last N turns are never touched. */
+                                keep_last_turns?: number;
+                            }[];
+                            /** Format: date-time */
+                            updated_at: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1815,7 +3602,40 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            mode: "off" | "audit-only" | "on";
+                            keep_last_turns: number;
+                            rules: {
+                                /** @description A model id or * pattern; the most specific matching rule applies. */
+                                pattern: string;
+                                /**
+                                 * @description Lowers the mode for matching models (a rule never raises it above the instance mode).
+                                 * @enum {string}
+                                 */
+                                mode?: "off" | "audit-only" | "on";
+                                /** @description No compression below this conversation size (estimated tokens). */
+                                min_tokens?: number;
+                                /** @description Past this size (a share of the model context), old huge outputs are cut to head and tail. */
+                                lossy_at_tokens?: number;
+                                /** @description An old tool output above this size counts as huge. */
+                                huge_output_tokens?: number;
+                                /** @description The last N turns are never touched. */
+                                keep_last_turns?: number;
+                            }[];
+                            /** Format: date-time */
+                            updated_at: string | null;
+                            warnings?: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1852,7 +3672,20 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            team: string;
+                            /** @enum {string|null} */
+                            mode: "off" | "audit-only" | "on" | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1885,7 +3718,20 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            team: string;
+                            /** @enum {string|null} */
+                            mode: "off" | "audit-only" | "on" | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1914,9 +3760,13 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description Only this gateway key (id). */
                     key?: string;
+                    /** @description Only this team (id or name). */
                     team?: string;
                 };
                 header?: never;
@@ -1925,7 +3775,39 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                key: string;
+                                team: string;
+                                /** @description The model the client asked for (an alias stays an alias). */
+                                model: string;
+                                served_model: string | null;
+                                client_style: string;
+                                stream: boolean;
+                                status: number;
+                                error_code: string | null;
+                                /** @description A body was cut at the size limit; it is then answered as text. */
+                                truncated: boolean;
+                                request_chars: number | null;
+                                response_chars: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1963,7 +3845,39 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            key: string;
+                            team: string;
+                            /** @description The model the client asked for (an alias stays an alias). */
+                            model: string;
+                            served_model: string | null;
+                            client_style: string;
+                            stream: boolean;
+                            status: number;
+                            error_code: string | null;
+                            /** @description A body was cut at the size limit; it is then answered as text. */
+                            truncated: boolean;
+                            request_chars: number | null;
+                            response_chars: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description The request as received: JSON, or text when truncated. */
+                            request: unknown;
+                            /** @description The answer as the client got it (a stream as the assembled answer): JSON, or text. */
+                            response: unknown;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -1993,7 +3907,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                     team?: string;
                     slug?: string;
@@ -2004,7 +3920,35 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                team: string;
+                                name: string;
+                                slug: string;
+                                platform: string | null;
+                                /** @description What an SDK is given; null when every key is revoked. */
+                                dsn: string | null;
+                                public_key: string | null;
+                                events_per_minute: number;
+                                spike_threshold: number;
+                                scrub_keys: string[];
+                                retention_days: number;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2043,7 +3987,31 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            team: string;
+                            name: string;
+                            slug: string;
+                            platform: string | null;
+                            /** @description What an SDK is given; null when every key is revoked. */
+                            dsn: string | null;
+                            public_key: string | null;
+                            events_per_minute: number;
+                            spike_threshold: number;
+                            scrub_keys: string[];
+                            retention_days: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2079,7 +4047,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            team: string;
+                            name: string;
+                            slug: string;
+                            platform: string | null;
+                            /** @description What an SDK is given; null when every key is revoked. */
+                            dsn: string | null;
+                            public_key: string | null;
+                            events_per_minute: number;
+                            spike_threshold: number;
+                            scrub_keys: string[];
+                            retention_days: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2104,7 +4096,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            team: string;
+                            name: string;
+                            slug: string;
+                            platform: string | null;
+                            /** @description What an SDK is given; null when every key is revoked. */
+                            dsn: string | null;
+                            public_key: string | null;
+                            events_per_minute: number;
+                            spike_threshold: number;
+                            scrub_keys: string[];
+                            retention_days: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2146,7 +4162,31 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            team: string;
+                            name: string;
+                            slug: string;
+                            platform: string | null;
+                            /** @description What an SDK is given; null when every key is revoked. */
+                            dsn: string | null;
+                            public_key: string | null;
+                            events_per_minute: number;
+                            spike_threshold: number;
+                            scrub_keys: string[];
+                            retention_days: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2170,7 +4210,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -2181,7 +4223,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                public_key: string;
+                                project: number;
+                                dsn: string;
+                                active: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                revoked_at: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2205,7 +4269,27 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            public_key: string;
+                            project: number;
+                            dsn: string;
+                            active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /** @description The public keys refused from now on. */
+                            revoked: string[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2233,15 +4317,25 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description One or more of unresolved, resolved, resolved_in_next_release, ignored, separated by commas. */
                     state?: string;
+                    /** @description fatal, error, warning, info, debug */
                     level?: string;
+                    /** @description Issues first or last seen in this release, or with a kept event of it. */
                     release?: string;
+                    /** @description Issues with a kept event of this environment. */
                     environment?: string;
+                    /** @description me (assigned to you) or none (unassigned). */
                     assignee?: string;
+                    /** @description true or false. */
                     regressed?: string;
+                    /** @description Text the title contains (case-insensitive). */
                     q?: string;
+                    /** @description last_seen, first_seen, count, people (descending; default last_seen). */
                     sort?: string;
                 };
                 header?: never;
@@ -2252,7 +4346,50 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                project: number;
+                                team: string;
+                                fingerprint: string;
+                                title: string;
+                                culprit: string;
+                                level: string;
+                                type: string;
+                                /** @enum {string} */
+                                state: "unresolved" | "resolved" | "resolved_in_next_release" | "ignored";
+                                regressed: boolean;
+                                /** Format: date-time */
+                                resolved_at: string | null;
+                                resolved_in_release: string | null;
+                                ignore_until_count: number | null;
+                                /** @description Events until an ignored issue returns to unresolved. */
+                                ignore_remaining: number | null;
+                                count: number;
+                                people: number;
+                                /** Format: date-time */
+                                first_seen: string;
+                                /** Format: date-time */
+                                last_seen: string;
+                                first_release: string | null;
+                                last_release: string | null;
+                                last_event_id: string | null;
+                                /** @description The user id. */
+                                assignee: string | null;
+                                url: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2292,7 +4429,50 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                project: number;
+                                team: string;
+                                fingerprint: string;
+                                title: string;
+                                culprit: string;
+                                level: string;
+                                type: string;
+                                /** @enum {string} */
+                                state: "unresolved" | "resolved" | "resolved_in_next_release" | "ignored";
+                                regressed: boolean;
+                                /** Format: date-time */
+                                resolved_at: string | null;
+                                resolved_in_release: string | null;
+                                ignore_until_count: number | null;
+                                /** @description Events until an ignored issue returns to unresolved. */
+                                ignore_remaining: number | null;
+                                count: number;
+                                people: number;
+                                /** Format: date-time */
+                                first_seen: string;
+                                /** Format: date-time */
+                                last_seen: string;
+                                first_release: string | null;
+                                last_release: string | null;
+                                last_event_id: string | null;
+                                /** @description The user id. */
+                                assignee: string | null;
+                                url: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2316,6 +4496,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Hours of hourly counts, 1 to 2160 (default 24). */
                     hours?: string;
                 };
                 header?: never;
@@ -2326,7 +4507,51 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            team: string;
+                            fingerprint: string;
+                            title: string;
+                            culprit: string;
+                            level: string;
+                            type: string;
+                            /** @enum {string} */
+                            state: "unresolved" | "resolved" | "resolved_in_next_release" | "ignored";
+                            regressed: boolean;
+                            /** Format: date-time */
+                            resolved_at: string | null;
+                            resolved_in_release: string | null;
+                            ignore_until_count: number | null;
+                            /** @description Events until an ignored issue returns to unresolved. */
+                            ignore_remaining: number | null;
+                            count: number;
+                            people: number;
+                            /** Format: date-time */
+                            first_seen: string;
+                            /** Format: date-time */
+                            last_seen: string;
+                            first_release: string | null;
+                            last_release: string | null;
+                            last_event_id: string | null;
+                            /** @description The user id. */
+                            assignee: string | null;
+                            url: string;
+                            hourly: {
+                                /** Format: date-time */
+                                hour: string;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2365,7 +4590,46 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            team: string;
+                            fingerprint: string;
+                            title: string;
+                            culprit: string;
+                            level: string;
+                            type: string;
+                            /** @enum {string} */
+                            state: "unresolved" | "resolved" | "resolved_in_next_release" | "ignored";
+                            regressed: boolean;
+                            /** Format: date-time */
+                            resolved_at: string | null;
+                            resolved_in_release: string | null;
+                            ignore_until_count: number | null;
+                            /** @description Events until an ignored issue returns to unresolved. */
+                            ignore_remaining: number | null;
+                            count: number;
+                            people: number;
+                            /** Format: date-time */
+                            first_seen: string;
+                            /** Format: date-time */
+                            last_seen: string;
+                            first_release: string | null;
+                            last_release: string | null;
+                            last_event_id: string | null;
+                            /** @description The user id. */
+                            assignee: string | null;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2389,7 +4653,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -2400,7 +4666,35 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                event_id: string;
+                                project: number;
+                                issue: string;
+                                team: string;
+                                title: string;
+                                level: string;
+                                release: string | null;
+                                environment: string | null;
+                                /** Format: date-time */
+                                timestamp: string;
+                                /** Format: date-time */
+                                received_at: string;
+                                url: string;
+                                issue_url: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2430,6 +4724,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The project id, when two projects have an event with this id. */
                     project?: string;
                 };
                 header?: never;
@@ -2440,7 +4735,35 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            project: number;
+                            issue: string;
+                            team: string;
+                            title: string;
+                            level: string;
+                            release: string | null;
+                            environment: string | null;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** Format: date-time */
+                            received_at: string;
+                            url: string;
+                            issue_url: string;
+                            /** @description The event as stored: normalised and scrubbed, in the error-ingest protocol fields. */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2470,7 +4793,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                 };
                 header?: never;
@@ -2481,7 +4806,34 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                version: string;
+                                project: number;
+                                /** @description Registered through the API (not only seen in events). */
+                                registered: boolean;
+                                ref: string | null;
+                                url: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                first_seen: string | null;
+                                /** Format: date-time */
+                                last_seen: string | null;
+                                new_issues: number;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2518,7 +4870,53 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            version: string;
+                            project: number;
+                            /** @description Registered through the API (not only seen in events). */
+                            registered: boolean;
+                            ref: string | null;
+                            url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                            new_issues: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            version: string;
+                            project: number;
+                            /** @description Registered through the API (not only seen in events). */
+                            registered: boolean;
+                            ref: string | null;
+                            url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                            new_issues: number;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2546,11 +4944,17 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Start, an ISO 8601 time (default: 24 hours before until). */
                     since?: string;
+                    /** @description End, an ISO 8601 time (default: now); at most 90 days after since. */
                     until?: string;
+                    /** @description Series bucket: hour (default) or day, in UTC. */
                     interval?: string;
+                    /** @description Comma-separated: outcome, reason, category (default outcome). */
                     group_by?: string;
+                    /** @description Only these outcomes (comma-separated): accepted, filtered, rate_limited, invalid, client_discard. */
                     outcome?: string;
+                    /** @description Only these data categories (comma-separated), e.g. error, attachment, session. */
                     category?: string;
                 };
                 header?: never;
@@ -2561,7 +4965,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            project: number;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            /** @enum {string} */
+                            interval: "hour" | "day";
+                            group_by: ("outcome" | "reason" | "category")[];
+                            totals: {
+                                outcome?: string | null;
+                                reason?: string | null;
+                                category?: string | null;
+                                quantity: number;
+                            }[];
+                            series: {
+                                /** Format: date-time */
+                                at: string;
+                                groups: {
+                                    outcome?: string | null;
+                                    reason?: string | null;
+                                    category?: string | null;
+                                    quantity: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2591,8 +5029,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description Team id or name (or the X-Svc-Team header). */
                     team?: string;
                 };
                 header?: never;
@@ -2601,7 +5042,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                team: string;
+                                url: string;
+                                events: string[];
+                                created_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2617,6 +5079,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description Team id or name (or the X-Svc-Team header). */
                     team?: string;
                 };
                 header?: never;
@@ -2639,7 +5102,26 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            url: string;
+                            events: string[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The whsec_ signing secret, shown once. */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2675,7 +5157,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            url: string;
+                            events: string[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2700,7 +5199,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            team: string;
+                            url: string;
+                            events: string[];
+                            created_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2737,7 +5253,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event: string;
+                            /** @enum {string} */
+                            kind: "webhook.test";
+                            webhook: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2765,7 +5295,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
                     state?: "pending" | "delivered" | "failed";
                 };
@@ -2777,7 +5309,43 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                webhook: string;
+                                /** @description evt_<n>, as in notifications and the payload. */
+                                event: string;
+                                kind: string;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                attempt_count: number;
+                                /** Format: date-time */
+                                next_attempt_at: string | null;
+                                /** Format: date-time */
+                                delivered_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                attempts: {
+                                    attempt: number;
+                                    status: number | null;
+                                    error: string | null;
+                                    duration_ms: number;
+                                    /** Format: date-time */
+                                    attempted_at: string;
+                                }[];
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2807,8 +5375,11 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description Team id or name (or the X-Svc-Team header). */
                     team?: string;
                     kind?: "issue.new" | "issue.regressed" | "issue.spike" | "key.budget_alert" | "team.budget_alert" | "account.state_changed" | "webhook.test";
                 };
@@ -2818,7 +5389,36 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                team: string;
+                                kind: string;
+                                /** @description The payload the webhooks received. */
+                                data: unknown;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                dispatched_at: string | null;
+                                deliveries: {
+                                    total: number;
+                                    pending: number;
+                                    delivered: number;
+                                    failed: number;
+                                };
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2848,9 +5448,13 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description Page size, 1 to 200 (default 50). */
                     limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
                     cursor?: string;
+                    /** @description Text found anywhere in a name (case-insensitive), or an exact id. */
                     q: string;
+                    /** @description Comma-separated resource types to search (default: all). */
                     type?: string;
                 };
                 header?: never;
@@ -2859,7 +5463,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                type: string;
+                                id: string;
+                                title: string;
+                                url: string;
+                                team: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2895,7 +5518,57 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Success, or the error object */
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            key: {
+                                id: string;
+                                name: string;
+                                team: string;
+                            };
+                            /** @description YYYY-MM (UTC). */
+                            month: string;
+                            /** Format: date-time */
+                            resets_at: string;
+                            limits: {
+                                requests_per_minute: number | null;
+                                requests_per_day: number | null;
+                                tokens_per_month: number | null;
+                                dollars_per_month: number | null;
+                            };
+                            requests: {
+                                last_minute: number | null;
+                                last_day: number | null;
+                            };
+                            spent: {
+                                tokens: number;
+                                dollars: number;
+                            };
+                            in_flight: {
+                                tokens: number;
+                                dollars: number;
+                            };
+                            remaining: {
+                                tokens: number | null;
+                                dollars: number | null;
+                                requests_per_minute: number | null;
+                                requests_per_day: number | null;
+                            };
+                            team: {
+                                tokens_per_month: number | null;
+                                spent_tokens: number;
+                                remaining_tokens: number | null;
+                            };
+                            /** @description ok, or why the shared counters could not be read. */
+                            counters: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
                 default: {
                     headers: {
                         [name: string]: unknown;
@@ -2920,9 +5593,14 @@ export interface components {
     schemas: {
         Error: {
             error: {
+                /** @description Stable snake_case code to switch on. */
                 code: string;
+                /** @description A sentence for a person. */
                 message: string;
-                details: Record<string, never>;
+                /** @description What the refusal is about (e.g. field). */
+                details: {
+                    [key: string]: unknown;
+                };
             };
         };
     };

@@ -1,186 +1,64 @@
 /**
- * The shapes of the answers the panel reads, as the service's views write them (control-plane/*-view.ts and the
- * routes). The OpenAPI document describes paths, parameters and bodies; answers join it as routes gain response
- * schemas, and these types then give way to the generated ones.
+ * The shapes of the answers the panel reads, taken from the service's OpenAPI document (schema.d.ts, regenerated
+ * with `npm run panel:api-types`): each is the success answer of one operation, or a part of it. Only the event
+ * payload (what error SDKs send, kept as an open object by the document) is written out here.
  */
+import type { paths } from './schema';
+
+type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+/** The success answer of an operation: its 200, else its 201. */
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
+  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer A } ? Json<A> : never
+  : never;
+
 export interface List<T> {
   items: T[];
   next_cursor: string | null;
 }
 
-export interface Me {
-  id: string | null;
-  username: string;
-  email?: string | null;
-  is_superuser: boolean;
-  scope: string;
-  teams: { id: string; name: string; role: string }[];
-}
+export type Me = Ok<'/api/v1/users/me', 'get'>;
 
 /** Compression modes (docs/compression.md), lowest first. */
 export const COMPRESSION_MODES = ['off', 'audit-only', 'on'] as const;
 export type CompressionMode = (typeof COMPRESSION_MODES)[number];
 
-export interface GatewayKey {
-  id: string;
-  name: string;
-  team: string;
-  owner: string | null;
-  own: boolean;
-  hint: string;
-  models: string[];
-  limits: Record<string, number | null>;
-  log_bodies: string;
-  /** Compression mode of the key's calls; null inherits the team's and the instance's. */
-  compression?: CompressionMode | null;
-  disabled: boolean;
-  created_at: string;
-  last_used_at: string | null;
-}
+export type GatewayKey = Ok<'/api/v1/keys/{id}', 'get'>;
+export type CreatedKey = Ok<'/api/v1/keys', 'post'>;
 
-export interface CreatedKey extends GatewayKey {
-  key: string;
-  warnings?: string[];
-}
+export type Usage = Ok<'/api/v1/usage', 'get'>;
+export type UsageGroup = Usage['groups'][number];
+export type Metrics = Omit<Usage['totals'], 'latency_ms'>;
 
-export interface Metrics {
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd: number;
-  errors: number;
-}
+export type Account = Ok<'/api/v1/accounts', 'get'>['items'][number];
+export type AccountDetail = Ok<'/api/v1/accounts/{id}', 'get'>;
+export type QuotaWindow = AccountDetail['quota']['windows'][number];
 
-export interface UsageGroup extends Metrics {
-  model?: string | null;
-  key?: string | null;
-  key_name?: string | null;
-  account?: string | null;
-  account_name?: string | null;
-  team?: string | null;
-  team_name?: string | null;
-  latency_ms: { p50: number | null; p95: number | null };
-}
+export type Project = Ok<'/api/v1/projects/{id}', 'get'>;
+export type Release = Ok<'/api/v1/projects/{id}/releases', 'get'>['items'][number];
+export type IngestStats = Ok<'/api/v1/projects/{id}/stats', 'get'>;
 
-export interface Usage {
-  from: string;
-  to: string;
-  days: number;
-  interval: 'day' | 'hour';
-  group_by: string[];
-  groups: UsageGroup[];
-  truncated: boolean;
-  totals: Metrics & { latency_ms: { p50: number | null; p95: number | null } };
-  series: (Metrics & { at: string })[];
-}
+export type Issue = Ok<'/api/v1/projects/{id}/issues', 'get'>['items'][number];
+export type IssueState = Issue['state'];
+export type IssueDetail = Ok<'/api/v1/issues/{id}', 'get'>;
+export type EventSummary = Ok<'/api/v1/issues/{id}/events', 'get'>['items'][number];
+export type Team = Ok<'/api/v1/teams/{id}', 'get'>;
+export type Member = Ok<'/api/v1/teams/{id}/members', 'get'>['items'][number];
+export type Token = Ok<'/api/v1/tokens/{id}', 'get'>;
+export type Alias = Ok<'/api/v1/aliases/{name}', 'get'>;
+export type PriceItem = Ok<'/api/v1/prices', 'get'>['items'][number];
+export type PriceFields = NonNullable<PriceItem['list']>;
+export type SignInStarted = Ok<'/api/v1/accounts/oauth/start', 'post'>;
+export type KeptCall = Ok<'/api/v1/calls', 'get'>['items'][number];
+export type KeptCallDetail = Ok<'/api/v1/calls/{id}', 'get'>;
+export type CompressionSettings = Ok<'/api/v1/settings/compression', 'get'>;
+export type CompressionRule = CompressionSettings['rules'][number];
+export type CompressionReportItem = Ok<'/api/v1/compression/report', 'get'>['items'][number];
+export type Webhook = Ok<'/api/v1/webhooks/{id}', 'get'>;
+export type Delivery = Ok<'/api/v1/webhooks/{id}/deliveries', 'get'>['items'][number];
+export type Notification = Ok<'/api/v1/notifications', 'get'>['items'][number];
 
-export interface QuotaWindow {
-  name: string;
-  family: string | null;
-  used_fraction: number;
-  left_fraction: number;
-  resets_at: string | null;
-  window_seconds: number | null;
-  read_at: string;
-  forecast_fraction: number | null;
-  rate_per_hour: number | null;
-}
-
-export interface Account {
-  id: string;
-  name: string;
-  provider: string;
-  kind: 'api_key' | 'subscription';
-  base_url: string | null;
-  proxy_url: string | null;
-  has_secret: boolean;
-  secret_hint: string | null;
-  models: string[];
-  state: 'active' | 'disabled' | 'needs_sign_in' | 'paused';
-  created_at: string;
-}
-
-export interface AccountDetail extends Account {
-  quota: { read_at: string | null; source: string | null; error: string | null; windows: QuotaWindow[] };
-  pauses: { family: string | null; until: string; window: string; reason: string }[];
-  cooldown: { until: string; reason: string } | null;
-  sign_in: { email: string | null; plan: string | null; token_expires_at: string | null; last_refresh_error: string | null } | null;
-  state_changes: { from: string; to: string; reason: string; at: string }[];
-}
-
-export interface Project {
-  id: number;
-  team: string;
-  name: string;
-  slug: string;
-  platform: string | null;
-  dsn: string | null;
-  public_key: string | null;
-  events_per_minute: number;
-  spike_threshold: number;
-  scrub_keys: string[];
-  retention_days: number;
-  created_at: string;
-}
-
-export interface Release {
-  version: string;
-  first_seen: string | null;
-  last_seen: string | null;
-  created_at: string;
-  new_issues: number;
-}
-
-export interface IngestStats {
-  since: string;
-  until: string;
-  interval: 'hour' | 'day';
-  totals: { outcome: string; quantity: number }[];
-  series: { at: string; groups: { outcome: string; quantity: number }[] }[];
-}
-
-export type IssueState = 'unresolved' | 'resolved' | 'resolved_in_next_release' | 'ignored';
-
-export interface Issue {
-  id: string;
-  project: number;
-  title: string;
-  culprit: string;
-  level: string;
-  type: string;
-  state: IssueState;
-  regressed: boolean;
-  count: number;
-  people: number;
-  first_seen: string;
-  last_seen: string;
-  first_release: string | null;
-  last_release: string | null;
-  last_event_id: string | null;
-  assignee: string | null;
-}
-
-export interface IssueDetail extends Issue {
-  resolved_in_release: string | null;
-  ignore_remaining: number | null;
-  hourly: { hour: string; count: number }[];
-}
-
-export interface EventSummary {
-  event_id: string;
-  title: string;
-  level: string;
-  release: string | null;
-  environment: string | null;
-  timestamp: string;
-  received_at: string;
-}
-
-export interface StoredEvent extends EventSummary {
-  data: SentryEvent;
-}
+/** A stored event: the document keeps its payload open; the panel reads these fields of it. */
+export type StoredEvent = Omit<Ok<'/api/v1/events/{event_id}', 'get'>, 'data'> & { data: SentryEvent };
 
 export interface Frame {
   filename?: string;

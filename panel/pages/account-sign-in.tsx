@@ -7,17 +7,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call, type ApiError } from '../api/client.ts';
 import { Field, FormError } from '../components/form.tsx';
+import type { SignInStarted as Started } from '../api/views.ts';
 
 const PLANS = [['claude', 'Claude (Pro / Max)'], ['chatgpt', 'ChatGPT (Plus / Pro)'], ['gemini-plan', 'Gemini (Code Assist)']];
-
-interface Started {
-  state: string;
-  flow: 'code' | 'device';
-  authorize_url?: string;
-  verification_url?: string;
-  user_code?: string;
-  interval_s?: number;
-}
 
 export function SubscriptionSignIn({ account, onDone, onCancel }: { account?: { id: string; name: string; provider: string }; onDone: () => void; onCancel: () => void }) {
   const [v, setV] = useState({ provider: 'claude', name: '', flow: 'code', proxy_url: '', models: '' });

@@ -5,17 +5,12 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List, Me } from '../api/views.ts';
+import type { Alias, List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { ModelListEditor } from '../components/model-list-editor.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
-
-interface Alias {
-  name: string;
-  models: string[];
-}
 
 export function Aliases({ me }: { me: Me }) {
   const aliases = useLoad(() => call<List<Alias>>(api.GET('/api/v1/aliases', { params: { query: { limit: '200' } } })), []);

@@ -4,29 +4,11 @@
  * GET /api/v1/calls, GET /api/v1/calls/{id}.
  */
 import { api, call } from '../api/client.ts';
-import type { GatewayKey, List } from '../api/views.ts';
+import type { GatewayKey, KeptCall, KeptCallDetail, List } from '../api/views.ts';
 import { fmtCount } from '../components/format.ts';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
-
-interface KeptCall {
-  id: string;
-  key: string | null;
-  model: string;
-  served_model: string | null;
-  client_style: string;
-  stream: boolean;
-  status: number;
-  error_code: string | null;
-  truncated: boolean;
-  request_chars: number;
-  response_chars: number;
-  created_at: string;
-  expires_at: string;
-  request?: unknown;
-  response?: unknown;
-}
 
 const show = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
 
@@ -59,7 +41,7 @@ export function Calls() {
                 <td>{c.model}{c.served_model && c.served_model !== c.model ? ` → ${c.served_model}` : ''}</td>
                 <td>{c.client_style}{c.stream ? ', streamed' : ''}</td>
                 <td>{c.status}{c.error_code ? ` ${c.error_code}` : ''}</td>
-                <td class="num">{fmtCount(c.request_chars, 'char')} / {fmtCount(c.response_chars, 'char')}</td>
+                <td class="num">{fmtCount(c.request_chars ?? 0, 'char')} / {fmtCount(c.response_chars ?? 0, 'char')}</td>
                 <td><Time at={c.expires_at} /></td>
               </tr>
             ))}</tbody>
@@ -71,7 +53,7 @@ export function Calls() {
 }
 
 export function CallPage({ id }: { id: string }) {
-  const c = useLoad(() => call<KeptCall>(api.GET('/api/v1/calls/{id}', { params: { path: { id } } })), [id]);
+  const c = useLoad(() => call<KeptCallDetail>(api.GET('/api/v1/calls/{id}', { params: { path: { id } } })), [id]);
   if (c.loading && !c.data) return <Loading what="the call" />;
   if (c.error) return <ErrorNote error={c.error} onRetry={c.reload} />;
   const x = c.data!;

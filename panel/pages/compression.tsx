@@ -6,32 +6,15 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import { COMPRESSION_MODES as MODES, type CompressionMode as Mode, type Me } from '../api/views.ts';
+import {
+  COMPRESSION_MODES as MODES, type CompressionMode as Mode, type CompressionReportItem as ReportItem, type CompressionRule as Rule, type CompressionSettings as Settings, type Me,
+} from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount, fmtTokens, fmtUsd } from '../components/format.ts';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { useLoad } from '../components/use-load.ts';
 
-interface ReportItem {
-  group: string;
-  mode: 'on' | 'audit-only';
-  calls: number;
-  tokens_before: number;
-  tokens_saved: number;
-  dollars_saved: number;
-  dollars_saved_uncached: number;
-  cache_breaks: number;
-}
-interface Rule {
-  pattern: string;
-  mode?: Mode;
-}
-interface Settings {
-  mode: Mode;
-  keep_last_turns: number;
-  rules: Rule[];
-}
 
 export function Compression({ me }: { me: Me }) {
   const [groupBy, setGroupBy] = useState<'model' | 'key' | 'team'>('model');

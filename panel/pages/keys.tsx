@@ -108,7 +108,7 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
   const [name, setName] = useState(editing?.name ?? '');
   const [team, setTeam] = useState(editing?.team ?? writable[0]?.id ?? '');
   const [models, setModels] = useState(editing?.models.join(', ') ?? '');
-  const [logBodies, setLogBodies] = useState(editing?.log_bodies ?? 'off');
+  const [logBodies, setLogBodies] = useState<string>(editing?.log_bodies ?? 'off');
   const [compression, setCompression] = useState(editing?.compression ?? '');
   const [own, setOwn] = useState(false);
   const [disabled, setDisabled] = useState(editing?.disabled ?? false);

@@ -3,24 +3,15 @@
  * newest first, with how their webhook deliveries went. GET /api/v1/notifications.
  */
 import { api, call } from '../api/client.ts';
-import type { List, Me } from '../api/views.ts';
+import type { List, Me, Notification } from '../api/views.ts';
 import { fmtCount } from '../components/format.ts';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
 
-interface Notification {
-  id: string;
-  team: string;
-  kind: string;
-  data: Record<string, unknown> | null;
-  created_at: string;
-  deliveries: { total: number; pending: number; delivered: number; failed: number };
-}
-
 /** One line saying what the event is about, from the fields most payloads carry. */
 function about(n: Notification): string {
-  const d = n.data ?? {};
+  const d = (n.data ?? {}) as Record<string, unknown>;
   const pick = (o: unknown, k: string) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined);
   const text = pick(d.issue, 'title') ?? pick(d.key, 'name') ?? pick(d.account, 'name') ?? pick(d.team, 'name') ?? d.message;
   return typeof text === 'string' ? text : '';

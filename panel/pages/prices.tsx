@@ -5,24 +5,11 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List, Me } from '../api/views.ts';
+import type { List, Me, PriceFields, PriceItem } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { ErrorNote, Loading } from '../components/states.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
-
-interface PriceFields {
-  input_per_mtok: number;
-  output_per_mtok: number;
-  cache_read_per_mtok: number | null;
-  cache_write_per_mtok: number | null;
-}
-interface PriceItem {
-  model: string;
-  list: PriceFields | null;
-  override: PriceFields | null;
-  effective: (PriceFields & { source: string }) | null;
-}
 
 const per = (v: number | null | undefined) => (v == null ? '—' : `$${v} / Mtok`);
 

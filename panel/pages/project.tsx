@@ -41,7 +41,7 @@ export function ProjectPage({ id }: { id: string }) {
         label: o.outcome.replace('_', ' '),
         color: o.color,
         integer: true,
-        values: s.map((b) => b.groups.filter((g) => g.outcome.startsWith(o.outcome)).reduce((n, g) => n + g.quantity, 0)),
+        values: s.map((b) => b.groups.filter((g) => (g.outcome ?? '').startsWith(o.outcome)).reduce((n, g) => n + g.quantity, 0)),
         format: (v: number) => fmtCount(v, 'event'),
       })),
     };
@@ -67,7 +67,7 @@ export function ProjectPage({ id }: { id: string }) {
       {stats.error && <ErrorNote error={stats.error} onRetry={stats.reload} />}
       {stats.data && (
         <>
-          <p class="muted">{OUTCOMES.map((o) => `${fmtCount(stats.data!.totals.filter((t) => t.outcome.startsWith(o.outcome)).reduce((n, t) => n + t.quantity, 0), 'event')} ${o.outcome.replace('_', ' ')}`).join(', ')}</p>
+          <p class="muted">{OUTCOMES.map((o) => `${fmtCount(stats.data!.totals.filter((t) => (t.outcome ?? '').startsWith(o.outcome)).reduce((n, t) => n + t.quantity, 0), 'event')} ${o.outcome.replace('_', ' ')}`).join(', ')}</p>
           <TimeChart times={chart.times} series={chart.series} label="Events accepted, filtered, rate-limited and invalid per hour, last 24 hours" height={180} />
         </>
       )}

@@ -5,23 +5,13 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List, Me } from '../api/views.ts';
+import type { List, Me, Member, Team } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount, fmtTokens } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/states.tsx';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { useLoad } from '../components/use-load.ts';
 
-interface Team {
-  id: string;
-  name: string;
-  limits: Record<string, number | null> | null;
-}
-interface Member {
-  user: string;
-  username: string;
-  role: string;
-}
 const ROLES = ['viewer', 'member', 'admin', 'owner'];
 
 const limitsText = (l: Team['limits']) => {

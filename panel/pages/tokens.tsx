@@ -4,24 +4,13 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List } from '../api/views.ts';
+import type { List, Token } from '../api/views.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
-
-interface Token {
-  id: string;
-  name: string;
-  scope: 'read' | 'deploy' | 'write';
-  hint: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-}
 
 const TTLS = [['30d', '30 days'], ['90d', '90 days'], ['365d', '1 year'], ['never', 'never']];
 

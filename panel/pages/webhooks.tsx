@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
-import type { List, Me } from '../api/views.ts';
+import type { Delivery, List, Me, Webhook } from '../api/views.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtMs } from '../components/format.ts';
@@ -13,23 +13,6 @@ import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { useLoad } from '../components/use-load.ts';
-
-interface Webhook {
-  id: string;
-  team: string;
-  url: string;
-  events: string[];
-  created_at: string;
-}
-interface Delivery {
-  id: string;
-  kind: string;
-  state: string;
-  created_at: string;
-  delivered_at: string | null;
-  next_attempt_at: string | null;
-  attempts: { attempt: number; status: number | null; error: string | null; duration_ms: number; attempted_at: string | null }[];
-}
 
 export function Webhooks({ me }: { me: Me }) {
   const hooks = useLoad(() => call<List<Webhook>>(api.GET('/api/v1/webhooks', { params: { query: { limit: '200' } } })), []);
