@@ -7,8 +7,17 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+/**
+ * `name`: a statement run often with the same text (a hot-path writer's INSERT) is prepared once per connection
+ * under this name and then only bound and executed (Postgres skips parsing and planning it again). The embedded
+ * database ignores it.
+ */
+export interface QueryOptions {
+  name?: string;
+}
+
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
   /** Runs several statements with no parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

