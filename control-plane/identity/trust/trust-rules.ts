@@ -83,14 +83,20 @@ export async function loadRule(ctx: AppContext, p: Principal, id: string, need: 
   return rule;
 }
 
-export async function listRules(ctx: AppContext, p: Principal, teamId: string | undefined, page: ListParams) {
+/** WHERE terms of a team list, newest first by (created_at, id): the teams the caller reads, the team asked for, the page. */
+function teamListWhere(p: Principal, teamId: string | undefined, page: ListParams, params: unknown[]): string[] {
   if (teamId) requireTeam(p, teamId, 'read');
-  const params: unknown[] = [page.limit + 1];
-  const where = ['deleted_at IS NULL'];
+  const where: string[] = [];
   const visible = readableTeams(p);
   if (visible) where.push(`team_id = ANY($${params.push(visible)})`);
   if (teamId) where.push(`team_id = $${params.push(teamId)}`);
   if (page.after) where.push(`(created_at, id) < ($${params.push(page.after[0])}::timestamptz, $${params.push(page.after[1])})`);
+  return where;
+}
+
+export async function listRules(ctx: AppContext, p: Principal, teamId: string | undefined, page: ListParams) {
+  const params: unknown[] = [page.limit + 1];
+  const where = ['deleted_at IS NULL', ...teamListWhere(p, teamId, page, params)];
   const r = await ctx.db.query<TrustRuleRow>(`SELECT * FROM trust_rules WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $1`, params);
   return listEnvelope(r.rows, page.limit, (x) => [x.created_at.toISOString(), x.id], ruleView);
 }
@@ -114,14 +120,9 @@ interface ExchangeRow {
 }
 
 export async function listExchanges(ctx: AppContext, p: Principal, filter: { teamId?: string; ruleId?: string }, page: ListParams) {
-  if (filter.teamId) requireTeam(p, filter.teamId, 'read');
   const params: unknown[] = [page.limit + 1];
-  const where: string[] = [];
-  const visible = readableTeams(p);
-  if (visible) where.push(`team_id = ANY($${params.push(visible)})`);
-  if (filter.teamId) where.push(`team_id = $${params.push(filter.teamId)}`);
+  const where = teamListWhere(p, filter.teamId, page, params);
   if (filter.ruleId) where.push(`rule_id = $${params.push(filter.ruleId)}`);
-  if (page.after) where.push(`(created_at, id) < ($${params.push(page.after[0])}::timestamptz, $${params.push(page.after[1])})`);
   const r = await ctx.db.query<ExchangeRow>(
     `SELECT id, team_id, rule_id, issuer, subject, claims, expires_at, created_at FROM trust_exchanges ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $1`,
     params,
