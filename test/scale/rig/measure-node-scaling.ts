@@ -3,7 +3,7 @@
  * behind HAProxy (deploy/haproxy.cfg) on a throwaway Postgres and Redis: adding nodes must not add work per request
  * (the figures should stay within about ±10 % of each other). A measurement, not a test (no figure is asserted):
  *
- *   node test/slow/rig/measure-node-scaling.ts [--seconds 15] [--rounds 2] [--calls-per-s 150] [--events-per-s 250]
+ *   node test/scale/rig/measure-node-scaling.ts [--seconds 15] [--rounds 2] [--calls-per-s 150] [--events-per-s 250]
  *     [--nodes 1,2,3]
  *
  * Each round starts a fresh set of nodes per node count (order alternating between rounds) on the same database,
