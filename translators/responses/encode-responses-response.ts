@@ -40,9 +40,11 @@ export function responsesObject(s: ResponseShell): ResponsesResponse {
   } else if (status === 'failed') {
     error = { code: 'server_error', message: 'The model stopped without a usable answer.' };
   }
+  // Optional in the API's schema and an object when present: left out while there is no usage to tell.
+  const usage = status === 'in_progress' ? null : toResponsesUsage(s.usage);
   return {
     id: s.id, object: 'response', created_at: s.created, status, model: s.model, output: s.output,
-    usage: status === 'in_progress' ? null : toResponsesUsage(s.usage),
+    ...(usage !== null ? { usage } : {}),
     error,
     incomplete_details: end !== undefined && 'reason' in end ? { reason: end.reason } : null,
     ...responsesEcho(s.request),
