@@ -114,6 +114,18 @@ describe('argument mistakes', () => {
     });
   });
 
+  it('has --help on every new command', async () => {
+    const commands = [['ai', 'aliases'], ['ai', 'aliases', 'list'], ['ai', 'aliases', 'show'], ['ai', 'aliases', 'set'], ['ai', 'aliases', 'delete'],
+      ['ai', 'prices', 'list'], ['ai', 'prices', 'set'], ['ai', 'prices', 'delete'], ['ai', 'calls', 'list'], ['ai', 'calls', 'show'],
+      ['webhooks', 'create'], ['webhooks', 'deliveries'], ['users', 'create'], ['users', 'list']];
+    const results = await Promise.all(commands.map((c) => svc(...c, '--help')));
+    results.forEach((r, i) => {
+      expect(r.code, commands[i].join(' ')).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: svc ${commands[i].join(' ')} `));
+    });
+    expect(results[0].stdout).toMatch(/^ {2}set +Create or replace an alias \(superusers\)$/m);
+  });
+
   it('with --json, says it as one JSON error object', async () => {
     const r = await svc('ai', 'keys', 'create', '--json', '--name', 'x', '--budget');
     expect(r.code).toBe(2);
