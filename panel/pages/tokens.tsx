@@ -37,7 +37,7 @@ export function Tokens() {
       {revoke.error && <ErrorNote error={revoke.error} />}
       {tokens.loading && !tokens.data && <Loading what="tokens" />}
       {tokens.error && <ErrorNote error={tokens.error} onRetry={tokens.reload} />}
-      {tokens.data && live.length === 0 && <Empty title="No API tokens"><p>Create one above, or run <code>svc login</code>, which creates one for the command line.</p></Empty>}
+      {tokens.data && live.length === 0 && <Empty title="No API tokens"><p>Create one above for scripts and services. The command line needs none: <code>svc login</code> signs it in with a code you approve here.</p></Empty>}
       {live.length > 0 && (
         <table aria-label="API tokens">
           <thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Token</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
