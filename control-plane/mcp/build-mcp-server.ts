@@ -7,7 +7,9 @@
  */
 // eslint-disable-next-line no-restricted-imports -- the SDK's own server/ folder, not this project's server/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// eslint-disable-next-line no-restricted-imports -- the SDK's own server/ folder, not this project's server/
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorBody, isSvcError } from '../../core/errors.ts';
 import type { McpTool, ToolCall } from './mcp-tools.ts';
 
@@ -29,6 +31,34 @@ async function runTool(tool: McpTool, c: ToolCall, args: Record<string, unknown>
   }
 }
 
+const annotations = (tool: McpTool) => ({ title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, openWorldHint: false });
+
+const LISTS = new WeakMap<readonly McpTool[], ListToolsResult>();
+
+/**
+ * The tools/list answer, made once per tool list: the same for every caller, and turning the zod schemas into JSON
+ * Schema costs about 0.5 ms a tool, which the SDK would spend on every tools/list. The shape is the SDK's own.
+ */
+function toolList(tools: readonly McpTool[]): ListToolsResult {
+  let list = LISTS.get(tools);
+  if (!list) {
+    list = {
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: toJsonSchemaCompat(tool.input, { strictUnions: true, pipeStrategy: 'input' }) as ListToolsResult['tools'][number]['inputSchema'],
+        outputSchema: toJsonSchemaCompat(tool.output, { strictUnions: true, pipeStrategy: 'output' }) as ListToolsResult['tools'][number]['outputSchema'],
+        annotations: annotations(tool),
+        execution: { taskSupport: 'forbidden' },
+      })),
+    };
+    LISTS.set(tools, list);
+  }
+  return list;
+}
+
+/** `tools` must be the same array from one request to the next (its tools/list answer is kept with it). */
 export function buildMcpServer(tools: readonly McpTool[], c: ToolCall): McpServer {
   const server = new McpServer(
     { name: 'svc', title: 'svc AI gateway and error tracking', version: c.ctx.version },
@@ -40,8 +70,9 @@ export function buildMcpServer(tools: readonly McpTool[], c: ToolCall): McpServe
       description: tool.description,
       inputSchema: tool.input,
       outputSchema: tool.output,
-      annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, openWorldHint: false },
+      annotations: annotations(tool),
     }, (args: Record<string, unknown>) => runTool(tool, c, args));
   }
+  server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(tools));
   return server;
 }

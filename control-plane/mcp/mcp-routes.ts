@@ -13,7 +13,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { AppContext } from '../../core/context.ts';
 import { svcError } from '../../core/errors.ts';
 import { buildMcpServer } from './build-mcp-server.ts';
-import type { McpToolRegistry } from './mcp-tools.ts';
+import type { McpTool, McpToolRegistry } from './mcp-tools.ts';
 import { restCaller } from './rest-call.ts';
 
 const isInitialize = (body: unknown): boolean => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
@@ -29,13 +29,15 @@ function webRequest(req: FastifyRequest): Request {
 }
 
 export function mcpRoutes(app: FastifyInstance, ctx: AppContext, tools: McpToolRegistry): void {
+  // Taken at the first request, once every feature has registered its tools; the same array every time after.
+  let all: McpTool[] | undefined;
   app.post('/mcp', { config: { public: true, openapi: false } }, async (req, reply) => {
     if (!req.principal) throw svcError('unauthenticated', undefined, {}, { 'WWW-Authenticate': 'Bearer' });
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && !isInitialize(req.body) && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
       throw svcError('unsupported_protocol_version', `MCP-Protocol-Version ${String(version)} is not supported; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`, { supported: SUPPORTED_PROTOCOL_VERSIONS });
     }
-    const server = buildMcpServer(tools.list(), { ctx, p: req.principal, rest: restCaller(app, req) });
+    const server = buildMcpServer((all ??= tools.list()), { ctx, p: req.principal, rest: restCaller(app, req) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
