@@ -9,6 +9,9 @@
  * time of each of its threads, in ns), so other work on the machine changes it far less than it changes req/s. A
  * cost is the median over rounds of the per-round difference with the metrics-off node.
  *
+ * With --together the three nodes are loaded at the same time in each round instead (the runs of a round then see
+ * the same machine, at the price of sharing it with each other).
+ *
  * Also, in process: the observations a gateway call makes (one call record, one request count), timed over a
  * million calls, which the end-to-end difference cannot resolve below a microsecond or so.
  */
@@ -16,7 +19,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomHex } from '../../core/ids.ts';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { NodeMetrics } from '../../core/metrics/node-metrics.ts';
+import { RequestObserver } from '../../core/http/request-observer.ts';
 import type { GatewayCallFacts } from '../../core/metrics/gateway-metrics.ts';
 import { freshDatabase } from '../fresh-database.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
@@ -50,18 +55,32 @@ const opt = (args: string[], name: string, fallback: number) => {
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
 };
 
-/** The observations of one gateway call, in process: ns per call (CPU time of this process). */
-function inProcessNs(): number {
+/**
+ * What a node with metrics does for one gateway call, in process: the request observer's start and end of the
+ * request (on a real fastify request and reply) and the call's record; ns of CPU per call over a million calls.
+ */
+async function inProcessNs(): Promise<number> {
   const m = new NodeMetrics({ enabled: true });
   const record: GatewayCallFacts = {
     model: 'gpt-4o-mini', servedModel: 'gpt-4o-mini', upstreamStyle: 'chat', accountId: 'acc_1', status: 200, errorCode: null,
     latencyMs: 4.2, ttfbMs: 1.1, stream: true, inputTokens: 12, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.00002,
   };
-  const route = m.http.route('/v1/chat/completions', 'chat');
+  const app = Fastify();
+  let seen: { req: FastifyRequest; reply: FastifyReply } | undefined;
+  app.post('/v1/chat/completions', { config: { style: 'chat' } }, async (req, reply) => {
+    seen = { req, reply };
+    return { ok: true };
+  });
+  await app.inject({ method: 'POST', url: '/v1/chat/completions', payload: {} });
+  await app.close();
+  if (!seen) throw new Error('the route did not run');
+  const { req, reply } = seen;
+  const observer = new RequestObserver({ metrics: m.http, sample: 0 });
   const run = (n: number) => {
     for (let i = 0; i < n; i++) {
+      observer.incomingRequest(req, reply);
       m.gateway.call(record);
-      route.count(200, 4.2);
+      observer.requestCompleted(null, req, reply);
     }
   };
   run(100_000);
@@ -76,6 +95,7 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
   const rounds = opt(args, 'rounds', 7);
   const durationMs = opt(args, 'seconds', 5) * 1000;
   const concurrency = opt(args, 'concurrency', 50);
+  const together = args.includes('--together');
   const databaseUrl = process.env.DATABASE_URL || undefined;
   // The embedded database serves one process: three nodes need a real Postgres.
   if (!databaseUrl) throw new Error('--metrics-cost needs DATABASE_URL (three nodes share the database)');
@@ -117,20 +137,23 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
     for (const arm of ARMS) for (const stream of [false, true]) await load(arm, stream, 2000);
     const cpu: Record<string, number[]> = {};
     const loads: number[] = [];
+    // One run: the node's CPU per call answered.
+    const measure = async (round: number, arm: Arm, stream: boolean) => {
+      const before = cpuUs(nodes[arm].pid);
+      const r = await load(arm, stream, durationMs);
+      const us = r.requests > 0 ? (cpuUs(nodes[arm].pid) - before) / r.requests : NaN;
+      (cpu[`${arm}|${stream}`] ??= []).push(us);
+      process.stdout.write(`round ${round + 1} ${arm}${stream ? ' stream' : ''}: ${(r.requests / r.seconds).toFixed(0)} req/s, ${us.toFixed(1)} µs CPU/call, errors ${r.errors}\n`);
+    };
     for (let round = 0; round < rounds; round++) {
       const order = ARMS.map((_, i) => ARMS[(i + round) % ARMS.length]);
       for (const stream of [false, true]) {
-        for (const arm of order) {
-          const before = cpuUs(nodes[arm].pid);
-          const r = await load(arm, stream, durationMs);
-          const us = r.requests > 0 ? (cpuUs(nodes[arm].pid) - before) / r.requests : NaN;
-          (cpu[`${arm}|${stream}`] ??= []).push(us);
-          process.stdout.write(`round ${round + 1} ${arm}${stream ? ' stream' : ''}: ${(r.requests / r.seconds).toFixed(0)} req/s, ${us.toFixed(1)} µs CPU/call, errors ${r.errors}\n`);
-        }
+        if (together) await Promise.all(ARMS.map((arm) => measure(round, arm, stream)));
+        else for (const arm of order) await measure(round, arm, stream);
       }
       loads.push(loadavg()[0]);
     }
-    const report = renderCost(cpu, rounds, durationMs, concurrency, inProcessNs(), loads);
+    const report = renderCost(cpu, { rounds, durationMs, concurrency, together }, await inProcessNs(), loads);
     process.stdout.write(`\n${report}\n`);
     if (args.includes('--write')) writePerformanceSection(ROOT, 'gateway-metrics', report, 'gateway');
   } finally {
@@ -140,16 +163,26 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
   }
 }
 
-function renderCost(cpu: Record<string, number[]>, rounds: number, durationMs: number, concurrency: number, ns: number, loads: number[]): string {
+interface Run {
+  rounds: number;
+  durationMs: number;
+  concurrency: number;
+  together: boolean;
+}
+
+function renderCost(cpu: Record<string, number[]>, run: Run, ns: number, loads: number[]): string {
+  const { rounds, durationMs, concurrency, together } = run;
   const diff = (arm: Arm, stream: boolean) => cpu[`${arm}|${stream}`].map((v, i) => v - cpu[`metrics off|${stream}`][i]);
   const rows = [false, true].map((stream) =>
     `| ${stream ? 'streamed' : 'JSON'} | ${ARMS.map((a) => spread(cpu[`${a}|${stream}`], f2)).join(' | ')} | ${spread(diff('metrics on', stream), f2)} | ${spread(diff('metrics on + request log', stream), f2)} |`);
   return [
     '### Gateway: what metrics and request logs cost',
     '',
-    `\`npm run bench -- gateway --metrics-cost\`, ${new Date().toISOString().slice(0, 10)}: three \`--role proxy\` nodes (metrics off, metrics on,`,
+    `\`npm run bench -- gateway --metrics-cost${together ? ' --together' : ''}\`, ${new Date().toISOString().slice(0, 10)}: three \`--role proxy\` nodes (metrics off, metrics on,`,
     `metrics on with a request log line per call at info), ${rounds} rounds of ${durationMs / 1000} s per node and call kind at ${concurrency}`,
-    'connections, the order of the nodes rotating each round; chat → chat through the fast fake upstream. CPU per call',
+    together
+      ? 'connections each, the three nodes loaded at the same time; chat → chat through the fast fake upstream. CPU per call'
+      : 'connections, one node after the other in an order rotating each round; chat → chat through the fast fake upstream. CPU per call',
     'is the node\'s on-CPU time (schedstat of all its threads) over the calls it answered: median (min–max) over rounds. The',
     'differences are per round against the metrics-off node, then the median. The machine is shared: 1-minute load',
     `average ${f2(median(loads))} (${f2(Math.min(...loads))}–${f2(Math.max(...loads))}) over the rounds.`,
@@ -158,10 +191,9 @@ function renderCost(cpu: Record<string, number[]>, rounds: number, durationMs: n
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `In process, the observations of one call (its call record and its request count, label cells already resolved)`,
-    `take ${ns.toFixed(0)} ns of CPU (a million calls timed). The end-to-end difference also holds what a node with`,
-    'metrics does besides (the event-loop delay monitor and GC observer of the process metrics, the connection',
-    'bookkeeping of the request counter) and the noise of a shared machine: rounds where it comes out negative say',
-    'the cost is below what the runs resolve.',
+    `In process, what a node with metrics does for one call (the request observer's start and end of the request on`,
+    `a real fastify request and reply, and the call's record; label cells resolved once) takes ${ns.toFixed(0)} ns of CPU (a`,
+    'million calls timed). Besides, the process metrics run an event-loop delay monitor and a GC observer, whose',
+    'cost does not grow with calls.',
   ].join('\n');
 }
