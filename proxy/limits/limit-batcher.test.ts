@@ -42,6 +42,29 @@ describe('LimitBatcher', () => {
     expect(totals).toHaveLength(1);
   });
 
+  it('holds the rounds that end while an exchange is in flight and sends them together when it answers', async () => {
+    const { store, calls } = recordingStore();
+    const b = new LimitBatcher(store, createLogger('silent'));
+    const first = b.reserve(subject, { tokens: 1, dollars: 0 });
+    await turn();
+    const second = b.reserve(subject, { tokens: 2, dollars: 0 });
+    await turn();
+    b.settle({ subject, reservationId: 'x', actual: { tokens: 1, dollars: 0 } }, () => {});
+    const third = b.reserve(subject, { tokens: 3, dollars: 0 });
+    await turn();
+    expect(calls).toHaveLength(1);
+    calls[0].answer();
+    await first;
+    await turn();
+    expect(calls).toHaveLength(2);
+    expect(calls[1].settles.map((x) => x.reservationId)).toEqual(['x']);
+    expect(calls[1].reserves.map((r) => r.estimate.tokens)).toEqual([2, 3]);
+    calls[1].answer();
+    expect(await second).toMatchObject({ ok: true });
+    expect(await third).toMatchObject({ ok: true });
+    await b.drain();
+  });
+
   it('refuses reserves whose exchange is late, and gives back what they reserved once it answers', async () => {
     const { store, calls } = recordingStore();
     const b = new LimitBatcher(store, createLogger('silent'), undefined, 20);

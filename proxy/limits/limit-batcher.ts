@@ -1,8 +1,10 @@
 /**
  * Reserves and settles in batches: those queued while the event loop handles one round of I/O go to the limit
  * store together at the end of the round (turn-flush.ts), as one LimitStore.exchange (on Redis one script per team
- * and month: the settles first, then the reserves, each call seeing the ones before it). Under load many calls
- * share one round trip; an idle gateway waits for nothing but the end of the current I/O callbacks.
+ * and month: the settles first, then the reserves, each call seeing the ones before it). While an exchange is in
+ * flight, the rounds that end meanwhile wait for it and leave together when it answers (group commit: at most one
+ * round trip of waiting, and under load far fewer scripts per call). An idle gateway waits for nothing but the end
+ * of the current I/O callbacks.
  *
  * A settle is never held back for a later round: a client that waits for its answer before its next call must
  * find that call's usage settled when the next one reserves (the settle leaves in the round its call ended, before
@@ -14,6 +16,8 @@ import type { Amount, LimitStore, LimitSubject, ReserveResult, Settlement, Total
 import { TurnBatch, TurnFlush } from './turn-flush.ts';
 
 const MAX_BATCH = 256;
+/** Past this many waiting, a batch leaves without waiting for the exchange in flight. */
+const MAX_WAITING = 1024;
 
 type Queued =
   | { kind: 'reserve'; subject: LimitSubject; estimate: Amount; resolve: (r: ReserveResult) => void; reject: (err: unknown) => void }
@@ -24,6 +28,8 @@ export class LimitBatcher {
   #log: Logger;
   #batch: TurnBatch<Queued>;
   #inFlight = new Set<Promise<void>>();
+  /** Batches that ended a round while an exchange was in flight. */
+  #waiting: Queued[] = [];
 
   #timeoutMs: number;
 
@@ -32,7 +38,7 @@ export class LimitBatcher {
     this.#store = store;
     this.#log = log;
     this.#timeoutMs = reserveTimeoutMs;
-    this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#send(batch));
+    this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#flush(batch));
   }
 
   reserve(subject: LimitSubject, estimate: Amount): Promise<ReserveResult> {
@@ -42,6 +48,14 @@ export class LimitBatcher {
   /** Queues a settlement; `then` gets the totals after it (not called when the store fails: the error is logged). */
   settle(item: Settlement, then: (totals: Totals) => void): void {
     this.#batch.add({ kind: 'settle', item, then });
+  }
+
+  #flush(batch: Queued[]): void {
+    if (this.#inFlight.size > 0 && this.#waiting.length + batch.length <= MAX_WAITING) {
+      for (const q of batch) this.#waiting.push(q);
+      return;
+    }
+    this.#send(batch);
   }
 
   #send(batch: Queued[]): void {
@@ -69,13 +83,20 @@ export class LimitBatcher {
         for (const q of reserves) q.reject(err);
         if (settles.length > 0) this.#log.warn({ err, calls: settles.length }, 'usage could not be settled in the limit counters; the reservations expire and the next seed catches up');
       },
-    ).finally(() => this.#inFlight.delete(p));
+    ).finally(() => {
+      this.#inFlight.delete(p);
+      if (this.#inFlight.size === 0 && this.#waiting.length > 0) {
+        const waiting = this.#waiting;
+        this.#waiting = [];
+        this.#send(waiting);
+      }
+    });
     this.#inFlight.add(p);
   }
 
   /** Sends what is queued and waits for every batch in flight (shutdown, tests). */
   async drain(): Promise<void> {
     this.#batch.flush();
-    await Promise.allSettled([...this.#inFlight]);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 }
