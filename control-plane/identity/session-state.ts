@@ -30,10 +30,10 @@ export class SessionState {
   async #load(sid: string): Promise<boolean> {
     if (sid.startsWith('tr_')) {
       const r = await this.#ctx.db.query('SELECT 1 FROM trust_rules WHERE id = $1 AND deleted_at IS NULL', [sid]);
-      return r.rowCount > 0;
+      return r.rows.length > 0;
     }
     const r = await this.#ctx.db.query('SELECT 1 FROM auth_sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > $2', [sid, new Date(this.#ctx.clock.now())]);
-    return r.rowCount > 0;
+    return r.rows.length > 0;
   }
 }
 
