@@ -28,6 +28,7 @@ export async function insertInbox(db: Db, events: readonly QueuedEvent[]): Promi
     starts.push(at);
     at += part.length;
   }
+  // Named: prepared once per connection, then only bound and executed (no parsing or planning per group).
   await db.query(INSERT, [
     ids,
     events.map((e) => e.project.id),
@@ -36,7 +37,7 @@ export async function insertInbox(db: Db, events: readonly QueuedEvent[]): Promi
     Buffer.concat(parts),
     starts,
     parts.map((part) => part.length),
-  ]);
+  ], { name: 'ingest-inbox-insert' });
   return ids;
 }
 
