@@ -17,6 +17,15 @@ interface UsageGroup {
   cost_usd: number;
   errors: number;
   latency_ms: { p50: number | null; p95: number | null };
+  compression?: { on: Savings; audit_only: Savings };
+}
+
+interface Savings {
+  calls: number;
+  tokens_before: number;
+  tokens_saved: number;
+  dollars_saved: number;
+  dollars_saved_uncached: number;
 }
 
 interface Usage {
@@ -63,6 +72,11 @@ export const usage = defineCommand({
       ctx.out.table(u.groups, cols, 'No calls in this period.');
       const t = u.totals;
       ctx.out.line(`Total: ${n(t.calls)} calls, ${n(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens)} tokens, $${t.cost_usd.toFixed(4)}, ${n(t.errors)} errors`);
+      const pct = (s: Savings) => (s.tokens_before > 0 ? ` (${Math.round((s.tokens_saved / s.tokens_before) * 100)} %)` : '');
+      const saved = (s: Savings) => `${n(s.tokens_saved)} input tokens${pct(s)} over ${n(s.calls)} calls, $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
+      const c = t.compression;
+      if (c && c.on.calls > 0) ctx.out.line(`Compression saved: ${saved(c.on)}`);
+      if (c && c.audit_only.calls > 0) ctx.out.line(`Compression would have saved (audit-only): ${saved(c.audit_only)}`);
       if (u.truncated) ctx.out.note('Only the 1000 most costly groups are shown.');
     });
   },

@@ -1,7 +1,8 @@
 /**
  * GET /api/v1/usage?days=N&group_by=model,key,account,team&team=&key=&interval=day|hour: gateway usage of the
  * teams the caller can read (usage-query.ts). The window is the last N calendar days in UTC, today included, up to
- * now. A team member sees the team's keys and their own keys; team admins and superusers see every key.
+ * now. A team member sees the team's keys and their own keys; team admins and superusers see every key. Each group
+ * and the totals carry what compression saved and would have saved (compression-savings.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
@@ -13,6 +14,8 @@ import { optionalTeamOfRequest } from '../team-of-request.ts';
 import { canSeeKey } from '../ai/key-service.ts';
 import { GROUPS, namesOf, queryGroups, querySeries, type Group, type GroupRow, type UsageFilter } from './usage-query.ts';
 import { USAGE_REPORT } from './usage-schemas.ts';
+import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
+import { groupKey, noSavings, querySavings } from './compression-savings.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -87,7 +90,10 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
       adminTeams: [...p.teams].filter(([, role]) => ADMIN.has(role)).map(([id]) => id),
       userId: p.userId, teamId, keyId: q.key,
     };
-    const [rows, [total], series] = await Promise.all([queryGroups(ctx.db, f, groups, MAX_GROUPS), queryGroups(ctx.db, f, [], 1), querySeries(ctx.db, f, interval)]);
+    const [rows, [total], series, savings] = await Promise.all([
+      queryGroups(ctx.db, f, groups, MAX_GROUPS), queryGroups(ctx.db, f, [], 1), querySeries(ctx.db, f, interval),
+      readPriceOverrides(ctx.db).then((overrides) => querySavings(ctx.db, f, groups, overrides)),
+    ]);
     const truncated = rows.length > MAX_GROUPS;
     const page = rows.slice(0, MAX_GROUPS);
     const names = new Map<Group, Map<string, string>>();
@@ -98,12 +104,14 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const items = page.map((r) => {
       const out: Record<string, unknown> = {};
+      const values: Array<string | null> = [];
       for (const [i, g] of groups.entries()) {
         const v = (r as unknown as Record<string, string | null>)[`g${i}`] ?? null;
+        values.push(v);
         out[g] = v;
         if (g !== 'model') out[`${g}_name`] = v === null ? null : (names.get(g)?.get(v) ?? null);
       }
-      return { ...out, ...metrics(r), latency_ms: latency(r) };
+      return { ...out, ...metrics(r), latency_ms: latency(r), compression: savings.get(groupKey(values)) ?? noSavings() };
     });
     const step = interval === 'day' ? DAY_MS : 3_600_000;
     const byBucket = new Map(series.map((s) => [s.bucket_ms, s]));
@@ -115,7 +123,7 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
     return {
       from: rfc3339(from), to: rfc3339(now), days, interval, group_by: groups,
       groups: items, truncated,
-      totals: { ...metrics(total), latency_ms: latency(total) },
+      totals: { ...metrics(total), latency_ms: latency(total), compression: savings.get('') ?? noSavings() },
       series: points,
     };
   });

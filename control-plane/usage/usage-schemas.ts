@@ -12,6 +12,15 @@ const METRICS = {
   errors: { type: 'integer' },
 };
 const LATENCY = object({ p50: INTEGER_OR_NULL, p95: INTEGER_OR_NULL }, [], { description: 'Milliseconds.' });
+const SAVINGS = object({
+  calls: { type: 'integer', description: 'Calls that went through the compressor in this mode.' },
+  tokens_before: { type: 'integer', description: 'Estimated input tokens of the conversations as the clients sent them.' },
+  tokens_after: { type: 'integer', description: 'Estimated input tokens after compression (what was, or would have been, sent upstream).' },
+  tokens_saved: { type: 'integer' },
+  dollars_saved: { type: 'number', description: "USD: the saved tokens at the model's cache-read price (the floor)." },
+  dollars_saved_uncached: { type: 'number', description: 'USD: the saved tokens as fresh input (the ceiling).' },
+});
+const COMPRESSION = object({ on: SAVINGS, audit_only: SAVINGS }, [], { description: 'What compression saved (on) and would have saved (audit-only); estimates.' });
 
 /** One group: the grouped fields (those named in group_by, ids with their names) and the metrics. */
 const GROUP = object({
@@ -24,6 +33,7 @@ const GROUP = object({
   team_name: STRING_OR_NULL,
   ...METRICS,
   latency_ms: LATENCY,
+  compression: COMPRESSION,
 }, ['model', 'key', 'key_name', 'account', 'account_name', 'team', 'team_name']);
 
 export const USAGE_REPORT = object({
@@ -34,7 +44,7 @@ export const USAGE_REPORT = object({
   group_by: { ...STRINGS, items: { type: 'string', enum: ['model', 'key', 'account', 'team'] } },
   groups: { type: 'array', items: GROUP },
   truncated: { type: 'boolean', description: 'More groups exist than were answered.' },
-  totals: object({ ...METRICS, latency_ms: LATENCY }),
+  totals: object({ ...METRICS, latency_ms: LATENCY, compression: COMPRESSION }),
   series: { type: 'array', items: object({ at: TIME, ...METRICS }) },
 });
 

@@ -11,6 +11,8 @@ import { compressionOf } from '../../proxy/compression/compression-service.ts';
 import { startGatewayEnv, type GatewayEnv } from '../gateway/gateway-env.ts';
 import { DEFAULT_SESSION, generateSession } from './agent-session.ts';
 import { messagesToolIds, sessionBody } from './session-wire.ts';
+import { runSvc } from '../cli/run-svc.ts';
+import { ADMIN_TOKEN } from '../support/test-server.ts';
 
 let g: GatewayEnv;
 const session = generateSession({ ...DEFAULT_SESSION, seed: 7, rounds: 50, fileLines: [20, 120], testLogLines: [20, 150] });
@@ -286,6 +288,17 @@ describe('savings report', () => {
     }
     // The replay above rewrote its cached history a few times, each counted.
     expect(items.find((i) => i.mode === 'on')!.cache_breaks).toBeGreaterThan(0);
+    // The usage analytics carry the same savings, in total and per key.
+    const usage = (await g.s.api('GET', `/api/v1/usage?days=1&group_by=key&key=${g.keyId}`)).json();
+    const report = (mode: string) => items.find((i) => i.mode === mode && i.group === g.keyId)!;
+    for (const [mode, field] of [['on', 'on'], ['audit-only', 'audit_only']] as const) {
+      expect(usage.totals.compression[field]).toMatchObject({ calls: report(mode).calls, tokens_saved: report(mode).tokens_saved, dollars_saved: report(mode).dollars_saved });
+      expect(usage.groups[0].compression[field].tokens_saved).toBe(report(mode).tokens_saved);
+    }
+    const cli = await runSvc(['ai', 'usage', '--days', '1', '--key', g.keyId], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/Compression saved: [\d,]+ input tokens \(\d+ %\) over \d+ calls, \$[\d.]+ to \$[\d.]+/);
+    expect(cli.stdout).toContain('Compression would have saved (audit-only):');
     const byModel = (await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=model')).json();
     expect(byModel.items.map((i: { group: string }) => i.group)).toContain('claude-sonnet-4-6');
     const viewer = await g.s.api('GET', '/api/v1/compression/report', undefined, { authorization: '' });

@@ -5,7 +5,7 @@
  * the gateway sends without a missing required field or a value of the wrong type.
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SseParser } from '../../core/sse.ts';
 import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';

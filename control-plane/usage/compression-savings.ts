@@ -1,0 +1,77 @@
+/**
+ * What compression saved (`on`) and would have saved (`audit-only`) beside the usage analytics (GET /api/v1/usage):
+ * compression_records (one per call that went through the compressor; token counts are estimates) over the same
+ * time range, teams, visibility and filters as the usage records, per group and in total. Dollars are priced as in
+ * the savings report (control-plane/settings/compression-report.ts): at the model's cache-read price (the floor: a
+ * cached session reads most of its history from the cache) and as fresh input (the ceiling).
+ */
+import type { Queryable } from '../../core/db/db.ts';
+import { priceOf, type PriceOverride } from '../../core/ai/price-of.ts';
+import type { Group, UsageFilter } from './usage-query.ts';
+
+export interface Savings {
+  calls: number;
+  tokens_before: number;
+  tokens_after: number;
+  tokens_saved: number;
+  dollars_saved: number;
+  dollars_saved_uncached: number;
+}
+
+export interface CompressionSavings {
+  on: Savings;
+  audit_only: Savings;
+}
+
+const GROUP_SQL: Record<Group, string> = { model: 'c.model', key: 'c.key_id', team: 'c.team_id', account: 'NULL::text' };
+
+const none = (): Savings => ({ calls: 0, tokens_before: 0, tokens_after: 0, tokens_saved: 0, dollars_saved: 0, dollars_saved_uncached: 0 });
+export const noSavings = (): CompressionSavings => ({ on: none(), audit_only: none() });
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** The key of a group's values, as usage-routes.ts builds it from g0…g3. */
+export const groupKey = (values: ReadonlyArray<string | null>): string => values.map((v) => v ?? '').join('\u0000');
+
+function where(f: UsageFilter, params: unknown[]): string {
+  const w = [`c.at >= $${params.push(f.from)}`, `c.at < $${params.push(f.to)}`];
+  if (f.teams) {
+    w.push(`c.team_id = ANY($${params.push(f.teams)})`);
+    w.push(`(c.team_id = ANY($${params.push(f.adminTeams)}) OR NOT EXISTS (SELECT 1 FROM gateway_keys gk WHERE gk.id = c.key_id AND gk.owner_user_id IS NOT NULL AND gk.owner_user_id <> $${params.push(f.userId ?? '')}))`);
+  }
+  if (f.teamId) w.push(`c.team_id = $${params.push(f.teamId)}`);
+  if (f.keyId) w.push(`c.key_id = $${params.push(f.keyId)}`);
+  return w.join(' AND ');
+}
+
+/** Savings per group (keyed by groupKey of the group's values) and in total (key ''). */
+export async function querySavings(db: Queryable, f: UsageFilter, groups: readonly Group[], overrides: readonly PriceOverride[]): Promise<Map<string, CompressionSavings>> {
+  const params: unknown[] = [];
+  const cols = groups.map((g, i) => `${GROUP_SQL[g]} AS g${i}`);
+  const r = await db.query<Record<string, string | null> & { model: string; mode: 'on' | 'audit-only'; calls: number; before: string; after: string }>(
+    `SELECT ${[...cols, 'c.model AS model', 'c.mode AS mode', 'count(*)::int AS calls', 'sum(c.tokens_before) AS before', 'sum(c.tokens_after) AS after'].join(', ')}
+       FROM compression_records c WHERE ${where(f, params)}
+      GROUP BY ${[...groups.map((_, i) => `g${i}`), 'model', 'mode'].join(', ')}`,
+    params,
+  );
+  const out = new Map<string, CompressionSavings>();
+  const add = (key: string, row: (typeof r.rows)[number]) => {
+    const s = out.get(key) ?? noSavings();
+    const m = row.mode === 'on' ? s.on : s.audit_only;
+    const before = Number(row.before);
+    const after = Number(row.after);
+    const price = priceOf(row.model, overrides);
+    m.calls += row.calls;
+    m.tokens_before += before;
+    m.tokens_after += after;
+    m.tokens_saved += before - after;
+    m.dollars_saved = round(m.dollars_saved + ((before - after) * (price?.cacheRead ?? 0)) / 1e6);
+    m.dollars_saved_uncached = round(m.dollars_saved_uncached + ((before - after) * (price?.input ?? 0)) / 1e6);
+    out.set(key, s);
+  };
+  for (const row of r.rows) {
+    add(groupKey(groups.map((_, i) => row[`g${i}`] ?? null)), row);
+    if (groups.length > 0) add('', row);
+  }
+  if (groups.length === 0 && !out.has('')) out.set('', noSavings());
+  return out;
+}
