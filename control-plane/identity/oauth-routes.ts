@@ -24,6 +24,8 @@ import { revokeSession } from './session-state.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const DEVICE_STARTS_PER_IP = 30;
+const DEVICE_STARTS_WINDOW_MS = 10 * 60_000;
 /** A form or JSON body larger than this is not an OAuth request. */
 const BODY_LIMIT = 32 * 1024;
 
@@ -114,6 +116,12 @@ export function oauthRoutes(ctx: AppContext, kit: AccessTokenKit, extraGrants: R
     });
 
     app.post('/oauth/device_authorization', { config: cfg, bodyLimit: BODY_LIMIT }, async (req, reply) => {
+      // Anyone may start a sign-in: bound how many one address starts (the counters down, it is let through).
+      const hit = await ctx.counters.hit(`device-auth:${req.ip}`, DEVICE_STARTS_PER_IP, DEVICE_STARTS_WINDOW_MS).catch(() => undefined);
+      if (hit && !hit.allowed) {
+        reply.header('retry-after', String(Math.ceil(hit.retryAfterMs / 1000)));
+        throw oauthError('slow_down', `Too many sign-ins started from this address; try again in ${Math.ceil(hit.retryAfterMs / 60_000)} minutes.`, 429);
+      }
       const body = bodyOf(req);
       const scope = scopeOf(body);
       const { deviceCode, userCode } = await startDeviceAuthorization(ctx, field(body, 'client_name') ?? field(body, 'client_id') ?? 'svc', scope);

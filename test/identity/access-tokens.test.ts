@@ -72,6 +72,15 @@ describe('the device grant', () => {
     expect((await oauthPost(s, '/oauth/token', { grant_type: DEVICE_GRANT, device_code: d.device_code })).json()).toMatchObject({ error: 'access_denied' });
   });
 
+  it('bounds the sign-ins one address may start: 30 in 10 minutes', async () => {
+    const from = (ip: string) => s.app.inject({ method: 'POST', url: '/oauth/device_authorization', remoteAddress: ip, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'scope=read' });
+    for (let i = 0; i < 30; i++) expect((await from('198.51.100.7')).statusCode).toBe(200);
+    const refused = await from('198.51.100.7');
+    expect({ status: refused.statusCode, error: refused.json().error }).toEqual({ status: 429, error: 'slow_down' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await from('198.51.100.8')).statusCode).toBe(200);
+  });
+
   it('expires after 10 minutes', async () => {
     const d = (await oauthPost(s, '/oauth/device_authorization', {})).json();
     clock.advance(601_000);
