@@ -1,5 +1,8 @@
 /** Response schemas of the identity routes: users, API tokens, sign-in, device sign-in (views of user-service.ts, token-service.ts). */
+import { SCOPES } from '../../core/auth/principal.ts';
 import { object, STRING_OR_NULL, TIME, TIME_OR_NULL } from '../../core/http/response-schema.ts';
+
+const SCOPE = { type: 'string', enum: [...SCOPES] };
 
 export const USER_VIEW = object({
   id: { type: 'string' },
@@ -16,7 +19,7 @@ export const ME_VIEW = object({
   email: STRING_OR_NULL,
   is_superuser: { type: 'boolean' },
   created_at: TIME,
-  scope: { type: 'string', enum: ['read', 'deploy', 'write'] },
+  scope: SCOPE,
   teams: { type: 'array', items: object({ id: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } }) },
 }, ['email', 'created_at']);
 
@@ -24,7 +27,7 @@ const TOKEN_FIELDS = {
   id: { type: 'string' },
   user: { type: 'string' },
   name: { type: 'string' },
-  scope: { type: 'string', enum: ['read', 'deploy', 'write'] },
+  scope: SCOPE,
   hint: { type: 'string' },
   expires_at: TIME_OR_NULL,
   revoked_at: TIME_OR_NULL,
@@ -39,7 +42,7 @@ export const CREATED_TOKEN = object({ ...TOKEN_FIELDS, token: { type: 'string', 
 const DEVICE_FIELDS = {
   user_code: { type: 'string' },
   client_name: { type: 'string' },
-  scope: { type: 'string' },
+  scope: SCOPE,
   expires_at: TIME,
 };
 export const DEVICE_VIEW = object(DEVICE_FIELDS);
