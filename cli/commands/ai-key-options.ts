@@ -14,6 +14,7 @@ export const KEY_OPTIONS = {
   tokens: { type: 'string', value: 'TOKENS', description: 'Token budget per calendar month (UTC): input + output + cache tokens.' },
   'log-bodies': { type: 'string', value: 'off|1d|7d|30d', description: 'Keep request and response bodies of the calls for 1, 7 or 30 days (off deletes kept ones).' },
   compression: { type: 'string', value: 'off|audit-only|on|inherit', description: "Conversation compression of the key's calls; it can only lower the team's and the instance's mode (inherit: none of its own)." },
+  'response-store': { type: 'string', value: 'off|1d…30d', description: 'How long stored responses (previous_response_id) are kept: 1d to 30d (default 1d); off keeps none and deletes kept ones.' },
 } as const satisfies OptionSpecs;
 
 export type LimitName = 'requests_per_minute' | 'requests_per_day' | 'tokens_per_month' | 'dollars_per_month';
@@ -56,6 +57,13 @@ export function modelsFromOption(raw: string | undefined): string[] | undefined 
 export function logBodiesFromOption(raw: string | undefined, helpFor: string): string | undefined {
   if (raw === undefined) return undefined;
   if (!['off', '1d', '7d', '30d'].includes(raw)) throw new CliError('usage', `--log-bodies must be off, 1d, 7d or 30d (got "${raw}").`, { helpFor });
+  return raw;
+}
+
+/** A --response-store value for the API (`off` or `1d` … `30d`); undefined when the option was not given. */
+export function responseStoreFromOption(raw: string | undefined, helpFor: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^(off|([1-9]|[12][0-9]|30)d)$/.test(raw)) throw new CliError('usage', `--response-store must be off or a number of days from 1d to 30d (got "${raw}").`, { helpFor });
   return raw;
 }
 

@@ -4,7 +4,7 @@ import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
 import { teamNames } from './team-names.ts';
-import { KEY_OPTIONS, compressionFromOption, describeLimits, limitsFromOptions, logBodiesFromOption, modelsFromOption, type LimitName } from './ai-key-options.ts';
+import { KEY_OPTIONS, compressionFromOption, describeLimits, limitsFromOptions, logBodiesFromOption, modelsFromOption, responseStoreFromOption, type LimitName } from './ai-key-options.ts';
 
 export interface GatewayKeyView {
   id: string;
@@ -17,6 +17,7 @@ export interface GatewayKeyView {
   limits: Partial<Record<LimitName, number>>;
   log_bodies: string;
   compression?: string | null;
+  response_store_ttl?: string;
   disabled: boolean;
   created_at: string;
   last_used_at: string | null;
@@ -44,7 +45,7 @@ export function keyFields(k: GatewayKeyView): [string, unknown][] {
     ['tokens per month', k.limits.tokens_per_month ?? 'unlimited'],
     ['requests per day', k.limits.requests_per_day ?? 'unlimited'],
     ['requests per minute', k.limits.requests_per_minute ?? 'unlimited'],
-    ['log bodies', k.log_bodies], ['compression', k.compression ?? 'inherit'], ['disabled', k.disabled], ['created', k.created_at], ['last used', k.last_used_at],
+    ['log bodies', k.log_bodies], ['compression', k.compression ?? 'inherit'], ['response store', k.response_store_ttl], ['disabled', k.disabled], ['created', k.created_at], ['last used', k.last_used_at],
   ];
 }
 
@@ -73,6 +74,8 @@ const create = defineCommand({
     if (logBodies) body.log_bodies = logBodies;
     const compression = compressionFromOption(ctx.opts.compression, help);
     if (compression !== undefined) body.compression = compression;
+    const responseStore = responseStoreFromOption(ctx.opts['response-store'], help);
+    if (responseStore !== undefined) body.response_store_ttl = responseStore;
     const k = await ctx.api().post<GatewayKeyView & { key: string }>('/api/v1/keys', body, { 'x-svc-team': team });
     for (const w of k.warnings ?? []) ctx.out.warn(w);
     ctx.out.result(k, () => {
@@ -139,6 +142,8 @@ const update = defineCommand({
     if (logBodies) body.log_bodies = logBodies;
     const compression = compressionFromOption(ctx.opts.compression, help);
     if (compression !== undefined) body.compression = compression;
+    const responseStore = responseStoreFromOption(ctx.opts['response-store'], help);
+    if (responseStore !== undefined) body.response_store_ttl = responseStore;
     if (ctx.opts.disable) body.disabled = true;
     if (ctx.opts.enable) body.disabled = false;
     if (Object.keys(body).length === 0) throw new CliError('usage', 'Nothing to change: give at least one option.', { helpFor: help });
