@@ -18,10 +18,13 @@ export interface SplitCluster {
   controlPlane: NodeProcess;
   /** The proxy nodes' current processes (replaced by restartProxy). */
   proxies: NodeProcess[];
-  /** Exits the test did not cause (anything but its SIGKILL and SIGTERM). */
+  /** Exits the test did not cause (a node exiting by itself; the test's own SIGKILLs and stops do not count). */
   unexpectedExits: string[];
-  /** Starts proxy node i again on its port and data directory (after a kill). */
-  restartProxy(i: number): Promise<NodeProcess>;
+  /**
+   * Stops proxy node i (SIGKILL unless told; nothing to do when it is already gone) and starts it again on its port
+   * and data directory, running `main` (another version's main.js) when given.
+   */
+  restartProxy(i: number, opts?: { signal?: NodeJS.Signals; main?: string }): Promise<NodeProcess>;
   stop(): Promise<void>;
 }
 
@@ -30,11 +33,14 @@ export async function startSplitCluster(opts: { proxies: number; env: Record<str
   const lbPort = await freePort();
   const url = `http://127.0.0.1:${lbPort}`;
   const unexpectedExits: string[] = [];
+  /** Nodes this helper was asked to stop (a graceful stop exits 0 after its drain). */
+  const stopped = new Set<NodeProcess>();
   const dirs: string[] = [];
-  const start = async (role: 'proxy' | 'control-plane', port: number, dataDir: string) => {
-    const n = await spawnNode(role, { ...opts.env, SVC_PUBLIC_URL: url, PORT: String(port), SVC_DATA_DIR: dataDir });
+  const start = async (role: 'proxy' | 'control-plane', port: number, dataDir: string, main?: string) => {
+    const how = main ? { command: process.execPath, args: [main, 'serve', '--role', role] } : undefined;
+    const n = await spawnNode(role, { ...opts.env, SVC_PUBLIC_URL: url, PORT: String(port), SVC_DATA_DIR: dataDir }, how);
     n.proc.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL' && signal !== 'SIGTERM') unexpectedExits.push(`${role} on ${port}: exit ${code} ${signal}:\n${n.output().slice(-4000)}`);
+      if (!stopped.has(n) && signal !== 'SIGKILL') unexpectedExits.push(`${role} on ${port}: exit ${code} ${signal}:\n${n.output().slice(-4000)}`);
     });
     return n;
   };
@@ -72,14 +78,15 @@ export async function startSplitCluster(opts: { proxies: number; env: Record<str
     controlPlane,
     proxies,
     unexpectedExits,
-    async restartProxy(i) {
-      await cluster.proxies[i].stop('SIGKILL');
-      cluster.proxies[i] = await start('proxy', slots[i].port, slots[i].dir);
+    async restartProxy(i, { signal = 'SIGKILL', main } = {}) {
+      stopped.add(cluster.proxies[i]);
+      await cluster.proxies[i].stop(signal);
+      cluster.proxies[i] = await start('proxy', slots[i].port, slots[i].dir, main);
       return cluster.proxies[i];
     },
     async stop() {
       await lb.stop();
-      await Promise.all([...cluster.proxies, controlPlane].map((n) => n.stop()));
+      await Promise.all([...cluster.proxies, controlPlane].map((n) => (stopped.add(n), n.stop())));
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     },
   };

@@ -2,7 +2,8 @@
  * The load-balanced rig (docs/deployment.md): HAProxy with deploy/haproxy.cfg in front of three `--role proxy`
  * nodes and one `--role control-plane` node, on the rig's own throwaway Postgres and Redis, under a bounded sustained
  * load of gateway calls (a fake upstream) and error events through the balancer. Faults: one proxy node killed with
- * SIGKILL and started again, Postgres restarted (clean and crash), Redis restarted. Required: the balancer's
+ * SIGKILL and started again, Postgres restarted (clean and crash), Redis restarted, and a rolling upgrade (the proxy
+ * nodes replaced one at a time by a newer version with an additive migration). Required: the balancer's
  * /healthz checks take the dead node out and put it back; no request goes unanswered past its deadline; at the
  * end every acknowledged event is stored and every answered call has its usage record (0 lost); a request limit is
  * exact across the three nodes; no node exits on its own and nothing answers 500.
@@ -17,6 +18,7 @@ import { nodeApi, nodeProject } from '../../support/node-api.ts';
 import { ADMIN_TOKEN, SECRET_KEY } from '../../support/test-server.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../support/throwaway-postgres.ts';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../support/throwaway-redis.ts';
+import { newerVersion, type NewerVersion } from './newer-version.ts';
 import { startRigLoad, type RigLoad } from './rig-load.ts';
 
 /** Every request of the load must be answered (or refused) within this. */
@@ -30,6 +32,7 @@ describe.skipIf(!haproxyAvailable())('the load-balanced rig: three proxy nodes a
   let load: RigLoad;
   let keyId: string;
   let project: { id: number; key: string };
+  let newer: NewerVersion | undefined;
 
   const servers = async () => (await cluster.lb.servers()).map((s) => `${s.server} ${s.status} ${s.lastCheck.split(' ')[0]}`);
   const proxy2 = async () => (await cluster.lb.servers()).find((s) => s.server === 'proxy2')!;
@@ -50,6 +53,7 @@ describe.skipIf(!haproxyAvailable())('the load-balanced rig: three proxy nodes a
     await load?.stop();
     await cluster?.stop();
     await Promise.all([pgs?.cleanup(), redis?.cleanup(), chat?.close()]);
+    newer?.cleanup();
   });
 
   it('the balancer sees three proxy nodes and the control plane up, and every proxy node serves', async () => {
@@ -83,6 +87,31 @@ describe.skipIf(!haproxyAvailable())('the load-balanced rig: three proxy nodes a
     await load.progress(200, 10);
     expect(cluster.unexpectedExits).toEqual([]);
   }, 120_000);
+
+  it('a rolling upgrade: the proxy nodes are replaced one at a time by a newer version, whose first node migrates forward', async () => {
+    newer = newerVersion('ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS rig_note text;\nCREATE TABLE IF NOT EXISTS rig_upgrade_marks (id bigint PRIMARY KEY);\n');
+    const applied = async () => {
+      const db = new pg.Client({ connectionString: pgs.url });
+      await db.connect();
+      try {
+        return (await db.query('SELECT 1 FROM schema_migrations WHERE name = $1', [newer!.migration])).rowCount;
+      } finally {
+        await db.end();
+      }
+    };
+    for (let i = 0; i < 3; i++) {
+      // A graceful stop (SIGTERM: the node drains), then the new version on the same port and data directory.
+      await cluster.restartProxy(i, { signal: 'SIGTERM', main: newer.main });
+      await expect.poll(async () => (await cluster.lb.servers())[i].status, { timeout: 15_000, interval: 100 }).toBe('UP');
+      // The first new node applied the new migration; the old nodes still serving run against the newer schema.
+      if (i === 0) expect(await applied()).toBe(1);
+      await load.progress(100, 10);
+    }
+    for (const p of cluster.proxies) expect(((await (await fetch(`${p.url}/healthz`)).json()) as { version: string }).version).toBe(newer.version);
+    // The control plane, still the old version, serves on the newer schema.
+    expect(((await nodeApi(cluster.url, 'GET', '/api/v1/projects', undefined, 'rig')).items as unknown[]).length).toBeGreaterThan(0);
+    expect(cluster.unexpectedExits).toEqual([]);
+  }, 180_000);
 
   it('a request limit is exact across the three proxy nodes', async () => {
     const k = await nodeApi(cluster.url, 'POST', '/api/v1/keys', { name: 'rig-limited', limits: { requests_per_minute: 15 } }, 'rig');
