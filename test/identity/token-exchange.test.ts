@@ -1,6 +1,6 @@
 /**
  * Token exchange (RFC 8693) through trust rules, against local fake OIDC issuers: a GitHub-shaped job registers a
- * release with no stored secret; no rule, two rules, wrong audience, expired, bad signature, alg none, another
+ * release with no stored secret; no rule, two rules, wrong audience, expired, no jti, bad signature, alg none, another
  * issuer's token with the same kid, a replayed jti, a creator who lost their role, a deleted rule, rotated issuer
  * keys; rule creation refuses unbound rules; every exchange is listed.
  */
@@ -100,6 +100,7 @@ describe('trust rules', () => {
     const old = await github.sign(githubClaims(aud), { ttlS: 60 });
     clock.advance(61_000);
     expect(await refusal(old)).toMatch(/expired/);
+    expect(await refusal(await github.sign(githubClaims(aud, { jti: undefined })))).toMatch(/jti claim/);
     const stranger = (await generateKeyPair('RS256')).privateKey;
     expect(await refusal(await github.sign(githubClaims(aud), { key: stranger }))).toMatch(/signature/);
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
