@@ -58,6 +58,7 @@ const TRUST_RULE_FIELDS = {
   scope: { type: 'string', enum: ['read', 'deploy'] },
   ttl: { type: 'integer', description: 'Seconds the access tokens last.' },
   created_by: STRING_OR_NULL,
+  disabled: { type: 'boolean', description: 'Its creator no longer has a role in the team that allows its scope: exchanges are refused.' },
   created_at: TIME,
 };
 export const TRUST_RULE_VIEW = object(TRUST_RULE_FIELDS);

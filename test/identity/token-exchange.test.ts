@@ -140,7 +140,9 @@ describe('trust rules', () => {
     expect((await s.api('GET', `/api/v1/projects/${project}/releases`, undefined, bearer(access))).statusCode).toBe(200);
     await setRole(s, 'shop', 'ada', 'viewer');
     expect(await refusal(await github.sign(githubClaims(aud)))).toMatch(/disabled: its creator no longer has a role/);
+    expect((await s.api('GET', `/api/v1/trust-rules/${deployRule}`)).json()).toMatchObject({ disabled: true });
     await setRole(s, 'shop', 'ada', 'admin');
+    expect((await s.api('GET', `/api/v1/trust-rules/${deployRule}`)).json()).toMatchObject({ disabled: false });
     expect((await s.api('DELETE', `/api/v1/trust-rules/${deployRule}`, undefined, bearer(adaToken))).statusCode).toBe(200);
     expectError(await s.api('GET', `/api/v1/projects/${project}/releases`, undefined, bearer(access)), 401, 'token_revoked');
     expect(await refusal(await github.sign(githubClaims(aud)))).toMatch(/No trust rule/);

@@ -20,12 +20,11 @@ import { oauthError } from '../oauth-error.ts';
 import type { GrantHandler, OAuthBody } from '../oauth-routes.ts';
 import { JobTokenRefusal, type OidcIssuers } from './oidc-issuers.ts';
 import { matchedClaims, mismatch } from './trust-conditions.ts';
-import type { TrustRuleRow } from './trust-rules.ts';
+import { RULES_SELECT, type TrustRuleRow } from './trust-rules.ts';
 
 const SUBJECT_TOKEN_TYPES = ['urn:ietf:params:oauth:token-type:jwt', 'urn:ietf:params:oauth:token-type:id_token'];
 /** The smallest team role that allows each rule scope (core/auth/principal.ts). */
 const ROLE_FOR_SCOPE: Record<TrustRuleRow['scope'], TeamRole> = { read: 'viewer', deploy: 'member' };
-const RANK: Record<TeamRole, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 
 function teamParam(body: OAuthBody, req: FastifyRequest): string {
   const h = req.headers['x-svc-team'];
@@ -52,7 +51,7 @@ export function tokenExchangeGrant(ctx: AppContext, ring: SigningKeyRing, issuer
       throw oauthError('invalid_grant', 'The job token is not a JWT.');
     }
     if (typeof iss !== 'string') throw oauthError('invalid_grant', 'The job token has no issuer (iss).');
-    const rules = (await ctx.db.query<TrustRuleRow>('SELECT * FROM trust_rules WHERE team_id = $1 AND issuer = $2 AND deleted_at IS NULL ORDER BY created_at, id', [team.id, iss])).rows;
+    const rules = (await ctx.db.query<TrustRuleRow>(`${RULES_SELECT} WHERE r.team_id = $1 AND r.issuer = $2 AND r.deleted_at IS NULL ORDER BY r.created_at, r.id`, [team.id, iss])).rows;
     if (rules.length === 0) throw oauthError('invalid_grant', `No trust rule of the team ${team.name} accepts tokens from the issuer ${iss.slice(0, 200)}.`);
 
     let claims: Record<string, unknown>;
@@ -69,12 +68,7 @@ export function tokenExchangeGrant(ctx: AppContext, ring: SigningKeyRing, issuer
     if (matching.length > 1) throw oauthError('invalid_grant', `${matching.length} trust rules match the job token (${matching.map((r) => r.name).join(', ')}); make the rules exclusive so that exactly one matches.`);
     const rule = matching[0];
 
-    const creator = (await ctx.db.query<{ is_superuser: boolean; role: TeamRole | null }>(
-      'SELECT u.is_superuser, m.role FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.team_id = $2 WHERE u.id = $1',
-      [rule.created_by, team.id],
-    )).rows[0];
-    const allowed = creator && (creator.is_superuser || (creator.role !== null && RANK[creator.role] >= RANK[ROLE_FOR_SCOPE[rule.scope]]));
-    if (!allowed) throw oauthError('invalid_grant', `The trust rule ${rule.name} is disabled: its creator no longer has a role in the team that allows ${rule.scope} scope.`);
+    if (rule.disabled) throw oauthError('invalid_grant', `The trust rule ${rule.name} is disabled: its creator no longer has a role in the team that allows ${rule.scope} scope.`);
 
     const exchangeId = newId('tx_');
     const now = ctx.clock.now();

@@ -29,12 +29,23 @@ export interface TrustRuleRow {
   created_by: string | null;
   created_at: Date;
   deleted_at: Date | null;
+  /** Its creator no longer has a role in the team that allows its scope (RULES_SELECT computes it). */
+  disabled: boolean;
 }
+
+/**
+ * Rules with `disabled`: true unless the creator is a superuser or holds a role that allows the scope (read: any
+ * role; deploy: member and above, core/auth/principal.ts). One expression for the API and for every exchange.
+ */
+export const RULES_SELECT = `SELECT r.*, NOT EXISTS (
+    SELECT 1 FROM users u LEFT JOIN memberships m ON m.user_id = u.id AND m.team_id = r.team_id
+     WHERE u.id = r.created_by AND (u.is_superuser OR (r.scope = 'read' AND m.role IS NOT NULL) OR m.role IN ('member', 'admin', 'owner'))
+  ) AS disabled FROM trust_rules r`;
 
 export function ruleView(r: TrustRuleRow): Record<string, unknown> {
   return {
     id: r.id, team: r.team_id, name: r.name, issuer: r.issuer, audience: r.audience, conditions: r.conditions,
-    scope: r.scope, ttl: r.ttl_seconds, created_by: r.created_by, created_at: rfc3339(r.created_at),
+    scope: r.scope, ttl: r.ttl_seconds, created_by: r.created_by, disabled: r.disabled, created_at: rfc3339(r.created_at),
   };
 }
 
@@ -69,14 +80,14 @@ export async function createRule(ctx: AppContext, issuers: OidcIssuers, p: Princ
   await issuers.check(issuer);
   const r = await ctx.db.query<TrustRuleRow>(
     `INSERT INTO trust_rules (id, team_id, name, issuer, audience, conditions, scope, ttl_seconds, created_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *, false AS disabled`,
     [newId('tr_'), teamId, b.name, issuer, b.audience ?? ctx.config.publicUrl, JSON.stringify(conditions), b.scope, b.ttl, p.userId, new Date(ctx.clock.now())],
   );
   return r.rows[0];
 }
 
 export async function loadRule(ctx: AppContext, p: Principal, id: string, need: 'read' | 'manage'): Promise<TrustRuleRow> {
-  const r = await ctx.db.query<TrustRuleRow>('SELECT * FROM trust_rules WHERE id = $1 AND deleted_at IS NULL', [id]);
+  const r = await ctx.db.query<TrustRuleRow>(`${RULES_SELECT} WHERE r.id = $1 AND r.deleted_at IS NULL`, [id]);
   const rule = r.rows[0];
   if (!rule || (!p.isSuperuser && !p.teams.has(rule.team_id))) throw svcError('not_found', 'The trust rule was not found.');
   requireTeam(p, rule.team_id, need);
@@ -84,20 +95,20 @@ export async function loadRule(ctx: AppContext, p: Principal, id: string, need: 
 }
 
 /** WHERE terms of a team list, newest first by (created_at, id): the teams the caller reads, the team asked for, the page. */
-function teamListWhere(p: Principal, teamId: string | undefined, page: ListParams, params: unknown[]): string[] {
+function teamListWhere(p: Principal, teamId: string | undefined, page: ListParams, params: unknown[], t = ''): string[] {
   if (teamId) requireTeam(p, teamId, 'read');
   const where: string[] = [];
   const visible = readableTeams(p);
-  if (visible) where.push(`team_id = ANY($${params.push(visible)})`);
-  if (teamId) where.push(`team_id = $${params.push(teamId)}`);
-  if (page.after) where.push(`(created_at, id) < ($${params.push(page.after[0])}::timestamptz, $${params.push(page.after[1])})`);
+  if (visible) where.push(`${t}team_id = ANY($${params.push(visible)})`);
+  if (teamId) where.push(`${t}team_id = $${params.push(teamId)}`);
+  if (page.after) where.push(`(${t}created_at, ${t}id) < ($${params.push(page.after[0])}::timestamptz, $${params.push(page.after[1])})`);
   return where;
 }
 
 export async function listRules(ctx: AppContext, p: Principal, teamId: string | undefined, page: ListParams) {
   const params: unknown[] = [page.limit + 1];
-  const where = ['deleted_at IS NULL', ...teamListWhere(p, teamId, page, params)];
-  const r = await ctx.db.query<TrustRuleRow>(`SELECT * FROM trust_rules WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $1`, params);
+  const where = ['r.deleted_at IS NULL', ...teamListWhere(p, teamId, page, params, 'r.')];
+  const r = await ctx.db.query<TrustRuleRow>(`${RULES_SELECT} WHERE ${where.join(' AND ')} ORDER BY r.created_at DESC, r.id DESC LIMIT $1`, params);
   return listEnvelope(r.rows, page.limit, (x) => [x.created_at.toISOString(), x.id], ruleView);
 }
 
