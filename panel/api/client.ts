@@ -35,14 +35,14 @@ export function onSignedOut(fn: () => void): () => void {
   return () => listeners.delete(fn);
 }
 
-interface Answer {
-  data?: unknown;
+interface Answer<T> {
+  data?: T;
   error?: unknown;
   response: Response;
 }
 
-export async function call<T>(request: Promise<Answer>): Promise<T> {
-  let a: Answer;
+export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
+  let a: Answer<T>;
   try {
     a = await request;
   } catch {

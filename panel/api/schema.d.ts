@@ -378,7 +378,8 @@ export interface paths {
                         "application/json": {
                             user_code: string;
                             client_name: string;
-                            scope: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
                             /** Format: date-time */
                             expires_at: string;
                         };
@@ -440,7 +441,8 @@ export interface paths {
                             approved: boolean;
                             user_code: string;
                             client_name: string;
-                            scope: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
                             /** Format: date-time */
                             expires_at: string;
                         };
@@ -498,7 +500,8 @@ export interface paths {
                             approved: boolean;
                             user_code: string;
                             client_name: string;
-                            scope: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
                             /** Format: date-time */
                             expires_at: string;
                         };
@@ -3382,6 +3385,35 @@ export interface paths {
                                     p50: number | null;
                                     p95: number | null;
                                 };
+                                /** @description What compression saved (on) and would have saved (audit-only); estimates. */
+                                compression: {
+                                    on: {
+                                        /** @description Calls that went through the compressor in this mode. */
+                                        calls: number;
+                                        /** @description Estimated input tokens of the conversations as the clients sent them. */
+                                        tokens_before: number;
+                                        /** @description Estimated input tokens after compression (what was, or would have been, sent upstream). */
+                                        tokens_after: number;
+                                        tokens_saved: number;
+                                        /** @description USD: the saved tokens at the model's cache-read price (the floor). */
+                                        dollars_saved: number;
+                                        /** @description USD: the saved tokens as fresh input (the ceiling). */
+                                        dollars_saved_uncached: number;
+                                    };
+                                    audit_only: {
+                                        /** @description Calls that went through the compressor in this mode. */
+                                        calls: number;
+                                        /** @description Estimated input tokens of the conversations as the clients sent them. */
+                                        tokens_before: number;
+                                        /** @description Estimated input tokens after compression (what was, or would have been, sent upstream). */
+                                        tokens_after: number;
+                                        tokens_saved: number;
+                                        /** @description USD: the saved tokens at the model's cache-read price (the floor). */
+                                        dollars_saved: number;
+                                        /** @description USD: the saved tokens as fresh input (the ceiling). */
+                                        dollars_saved_uncached: number;
+                                    };
+                                };
                             }[];
                             /** @description More groups exist than were answered. */
                             truncated: boolean;
@@ -3398,6 +3430,35 @@ export interface paths {
                                 latency_ms: {
                                     p50: number | null;
                                     p95: number | null;
+                                };
+                                /** @description What compression saved (on) and would have saved (audit-only); estimates. */
+                                compression: {
+                                    on: {
+                                        /** @description Calls that went through the compressor in this mode. */
+                                        calls: number;
+                                        /** @description Estimated input tokens of the conversations as the clients sent them. */
+                                        tokens_before: number;
+                                        /** @description Estimated input tokens after compression (what was, or would have been, sent upstream). */
+                                        tokens_after: number;
+                                        tokens_saved: number;
+                                        /** @description USD: the saved tokens at the model's cache-read price (the floor). */
+                                        dollars_saved: number;
+                                        /** @description USD: the saved tokens as fresh input (the ceiling). */
+                                        dollars_saved_uncached: number;
+                                    };
+                                    audit_only: {
+                                        /** @description Calls that went through the compressor in this mode. */
+                                        calls: number;
+                                        /** @description Estimated input tokens of the conversations as the clients sent them. */
+                                        tokens_before: number;
+                                        /** @description Estimated input tokens after compression (what was, or would have been, sent upstream). */
+                                        tokens_after: number;
+                                        tokens_saved: number;
+                                        /** @description USD: the saved tokens at the model's cache-read price (the floor). */
+                                        dollars_saved: number;
+                                        /** @description USD: the saved tokens as fresh input (the ceiling). */
+                                        dollars_saved_uncached: number;
+                                    };
                                 };
                             };
                             series: {

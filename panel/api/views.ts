@@ -27,7 +27,8 @@ export type CreatedKey = Ok<'/api/v1/keys', 'post'>;
 
 export type Usage = Ok<'/api/v1/usage', 'get'>;
 export type UsageGroup = Usage['groups'][number];
-export type Metrics = Omit<Usage['totals'], 'latency_ms'>;
+/** The figures every group, total and point of the series has. */
+export type Metrics = Omit<Usage['series'][number], 'at'>;
 
 export type Account = Ok<'/api/v1/accounts', 'get'>['items'][number];
 export type AccountDetail = Ok<'/api/v1/accounts/{id}', 'get'>;

@@ -43,8 +43,8 @@ export function SubscriptionSignIn({ account, onDone, onCancel }: { account?: { 
     const p = pasted.trim();
     const body = started.flow === 'device' ? { state: started.state } : /^https?:\/\//.test(p) ? { state: started.state, callback_url: p } : { state: started.state, code: p };
     try {
-      const r = await call<{ pending?: boolean; retry_after_s?: number; message?: string }>(api.POST('/api/v1/accounts/oauth/finish', { body }));
-      if (r?.pending) {
+      const r = await call(api.POST('/api/v1/accounts/oauth/finish', { body }));
+      if ('pending' in r) {
         setWaiting(r.message);
         return;
       }
