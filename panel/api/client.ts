@@ -1,8 +1,9 @@
 /**
  * The one API client of the panel: openapi-fetch typed by paths from the service's own OpenAPI document
  * (schema.d.ts, regenerated with `npm run panel:api-types`). Requests go to the same origin with the session cookie.
- * `call` answers with the shape the page names (views.ts takes them from the document's success answers); a refusal
- * becomes an ApiError carrying the service's `code`, `message` and `details` (the field a message belongs to).
+ * `call` answers with the operation's success answer as the document types it (a shape a page names, usually from
+ * views.ts, must match it); a refusal becomes an ApiError carrying the service's `code`, `message` and `details`
+ * (the field a message belongs to).
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './schema';
