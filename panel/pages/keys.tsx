@@ -14,6 +14,7 @@ import { useLoad } from '../components/use-load.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
 
 const LOG_BODIES = ['off', '1d', '7d', '30d'];
+const RESPONSE_STORE = ['off', '1d', '7d', '14d', '30d'];
 
 function limitsText(l: Record<string, number | null>): string {
   const parts: string[] = [];
@@ -110,6 +111,7 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
   const [models, setModels] = useState(editing?.models.join(', ') ?? '');
   const [logBodies, setLogBodies] = useState<string>(editing?.log_bodies ?? 'off');
   const [compression, setCompression] = useState(editing?.compression ?? '');
+  const [responseStore, setResponseStore] = useState(editing?.response_store_ttl ?? '1d');
   const [own, setOwn] = useState(false);
   const [disabled, setDisabled] = useState(editing?.disabled ?? false);
   const [limits, setLimits] = useState<Record<string, string>>(
@@ -120,13 +122,14 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
     const fields = {
       name, models: models.split(',').map((m) => m.trim()).filter(Boolean), log_bodies: logBodies as 'off', limits: lim,
       compression: (compression || null) as 'on' | null,
+      response_store_ttl: responseStore,
     };
     onDone(editing
       ? await call<GatewayKey>(api.PATCH('/api/v1/keys/{id}', { params: { path: { id: editing.id } }, body: { ...fields, disabled } }))
       : await call<CreatedKey>(api.POST('/api/v1/keys', { params: { query: team ? { team } : {} }, body: { ...fields, own } })));
   });
   const { error, busy } = save;
-  const fields = ['name', 'team', 'models', 'log_bodies', 'compression', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
+  const fields = ['name', 'team', 'models', 'log_bodies', 'compression', 'response_store_ttl', 'own', 'disabled', 'limits', ...LIMIT_FIELDS.map((f) => f.name)];
   return (
     <form onSubmit={onSubmit(save)} aria-label={editing ? `Edit the key ${editing.name}` : 'Create a key'} class="note">
       <h2>{editing ? `Edit "${editing.name}"` : 'New key'}</h2>
@@ -156,6 +159,13 @@ function KeyForm({ me, editing, onDone, onCancel }: { me: Me; editing?: GatewayK
           <select {...p} value={compression} onChange={(e) => setCompression(e.currentTarget.value)}>
             <option value="">inherit</option>
             {COMPRESSION_MODES.map((m) => <option key={m} value={m}>{m}</option>)}
+          </select>
+        )}
+      </Field>
+      <Field label="Stored responses" name="response_store_ttl" error={error} hint="How long responses-style calls are kept for previous_response_id (off keeps none and deletes what was kept).">
+        {(p) => (
+          <select {...p} value={responseStore} onChange={(e) => setResponseStore(e.currentTarget.value)}>
+            {RESPONSE_STORE.map((v) => <option key={v} value={v}>{v === 'off' ? 'off' : `for ${v}`}</option>)}
           </select>
         )}
       </Field>

@@ -79,6 +79,12 @@ export function UsagePage({ query }: { query: URLSearchParams }) {
             {fmtCount(usage.data.totals.calls, 'call')}, {fmtUsd(usage.data.totals.cost_usd)}, {fmtTokens(usage.data.totals.input_tokens)} in, {fmtTokens(usage.data.totals.output_tokens)} out
             {usage.data.totals.calls > 0 && `, ${fmtPct(usage.data.totals.errors / usage.data.totals.calls, 1)} errors`}
           </p>
+          {usage.data.totals.compression.on.calls > 0 && (
+            <p class="muted">
+              Compression saved {fmtTokens(usage.data.totals.compression.on.tokens_saved)} input over {fmtCount(usage.data.totals.compression.on.calls, 'call')},
+              {' '}{fmtUsd(usage.data.totals.compression.on.dollars_saved)} to {fmtUsd(usage.data.totals.compression.on.dollars_saved_uncached)} (<a href="/ai/compression">report</a>)
+            </p>
+          )}
           <TimeChart times={chart.times} series={chart.series} label={`${m.label} per ${interval}, last ${days} days`} />
           {usage.data.groups.length === 0 ? (
             <Empty title="No gateway calls in this range">
