@@ -12,6 +12,7 @@ import { bootstrapAdmin } from '../control-plane/identity/bootstrap-admin.ts';
 import { buildServer } from './build-server.ts';
 import { drainJournals } from './journal-drain.ts';
 import { checkPublicUrlForRole } from './public-url-check.ts';
+import { checkSecretKey } from './secret-key-check.ts';
 import { MIGRATIONS_DIR, openContext, openDb } from './open-context.ts';
 
 const ROLES: Role[] = ['all', 'proxy', 'control-plane'];
@@ -48,6 +49,7 @@ export async function main(): Promise<void> {
 
   if (!config.databaseUrl) process.stdout.write(`Opening the embedded database in ${config.dataDir} (the first start takes a few seconds)…\n`);
   const ctx = await openContext(config, log);
+  await checkSecretKey(ctx);
   if (role !== 'proxy') {
     const admin = await bootstrapAdmin(ctx);
     if (admin) {

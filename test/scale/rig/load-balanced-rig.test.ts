@@ -6,7 +6,8 @@
  * nodes replaced one at a time by a newer version with an additive migration). Required: the balancer's
  * /healthz checks take the dead node out and put it back; no request goes unanswered past its deadline; at the
  * end every acknowledged event is stored and every answered call has its usage record (0 lost); a request limit is
- * exact across the three nodes; no node exits on its own and nothing answers 500.
+ * exact across the three nodes; no node exits on its own and nothing answers 500. A node with another
+ * SVC_SECRET_KEY refuses to join.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { startSplitCluster, type SplitCluster } from '../../deploy/support/start
 import type { FakeUpstream } from '../../fakes/fake-upstream.ts';
 import { startFake } from '../../fakes/start-fake.ts';
 import { nodeApi, nodeProject } from '../../support/node-api.ts';
+import { spawnNode } from '../../support/spawn-node.ts';
 import { ADMIN_TOKEN, SECRET_KEY } from '../../support/test-server.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../support/throwaway-postgres.ts';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../support/throwaway-redis.ts';
@@ -33,13 +35,14 @@ describe.skipIf(!haproxyAvailable())('the load-balanced rig: three proxy nodes a
   let keyId: string;
   let project: { id: number; key: string };
   let newer: NewerVersion | undefined;
+  let env: Record<string, string>;
 
   const servers = async () => (await cluster.lb.servers()).map((s) => `${s.server} ${s.status} ${s.lastCheck.split(' ')[0]}`);
   const proxy2 = async () => (await cluster.lb.servers()).find((s) => s.server === 'proxy2')!;
 
   beforeAll(async () => {
     [pgs, redis, chat] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis(), startFake('chat', ['gpt-4o-mini'])]);
-    const env = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'rig:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY };
+    env = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'rig:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY };
     cluster = await startSplitCluster({ proxies: 3, env });
     project = await nodeProject(cluster.url, 'rig', 10_000_000);
     const k = await nodeApi(cluster.url, 'POST', '/api/v1/keys', { name: 'rig' }, 'rig');
@@ -112,6 +115,11 @@ describe.skipIf(!haproxyAvailable())('the load-balanced rig: three proxy nodes a
     expect(((await nodeApi(cluster.url, 'GET', '/api/v1/projects', undefined, 'rig')).items as unknown[]).length).toBeGreaterThan(0);
     expect(cluster.unexpectedExits).toEqual([]);
   }, 180_000);
+
+  it('a node with another SVC_SECRET_KEY refuses to join, and says why', async () => {
+    const joining = spawnNode('proxy', { ...env, SVC_SECRET_KEY: 'another-secret-key-0123456789abcdef0123', SVC_PUBLIC_URL: cluster.url });
+    await expect(joining).rejects.toThrow(/SVC_SECRET_KEY differs from the key the other nodes of this database use/);
+  }, 60_000);
 
   it('a request limit is exact across the three proxy nodes', async () => {
     const k = await nodeApi(cluster.url, 'POST', '/api/v1/keys', { name: 'rig-limited', limits: { requests_per_minute: 15 } }, 'rig');
