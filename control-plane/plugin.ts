@@ -6,6 +6,7 @@ import { installAuth } from './auth-hook.ts';
 import { loginRoutes } from './identity/login-routes.ts';
 import { createAccessTokenKit } from './identity/access-token-kit.ts';
 import { deviceRoutes } from './identity/device-routes.ts';
+import { sessionsRoutes } from './identity/sessions-routes.ts';
 import { oauthRoutes, TOKEN_EXCHANGE_GRANT } from './identity/oauth-routes.ts';
 import { OidcIssuers } from './identity/trust/oidc-issuers.ts';
 import { tokenExchangeGrant } from './identity/trust/token-exchange-grant.ts';
@@ -33,6 +34,7 @@ import { usageRoutes } from './usage/usage-routes.ts';
 import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { installErrorTracking } from './projects/install-error-tracking.ts';
+import { installLinks } from './links/install-links.ts';
 import { compressionRoutes } from './settings/compression-routes.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
@@ -56,6 +58,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     for (const tool of GATEWAY_TOOLS) tools.add(tool);
     loginRoutes(app, ctx);
     deviceRoutes(app, ctx);
+    sessionsRoutes(app, ctx);
     const issuers = new OidcIssuers(ctx);
     trustRulesRoutes(app, ctx, issuers);
     await app.register(oauthRoutes(ctx, accessTokens, { [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant(ctx, accessTokens.ring, issuers) }));
@@ -67,6 +70,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     installErrorTracking(app, ctx, { scheduler, search, tools });
+    installLinks(app, ctx, { scheduler, ring: accessTokens.ring });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);
     searchRoutes(app, ctx, search);

@@ -48,6 +48,16 @@ const DEVICE_FIELDS = {
 export const DEVICE_VIEW = object(DEVICE_FIELDS);
 export const DEVICE_DECISION = object({ approved: { type: 'boolean' }, ...DEVICE_FIELDS });
 
+export const SESSION_VIEW = object({
+  id: { type: 'string' },
+  client_name: { type: 'string' },
+  scope: SCOPE,
+  current: { type: 'boolean', description: 'The session of the access token making this request.' },
+  created_at: TIME,
+  last_refreshed_at: TIME_OR_NULL,
+  expires_at: TIME,
+});
+
 const TRUST_RULE_FIELDS = {
   id: { type: 'string' },
   team: { type: 'string' },

@@ -179,6 +179,25 @@ describe('refresh tokens and sign-out', () => {
   });
 });
 
+describe('sign-in sessions', () => {
+  it('are listed to their user, who may end one from another session', async () => {
+    await createUser(s, 'carl');
+    const laptop = await signIn(s, 'carl');
+    clock.advance(1000);
+    const desktop = await signIn(s, 'carl');
+    const list = await s.api('GET', '/api/v1/auth/sessions', undefined, bearer(laptop.access));
+    expect(list.statusCode, list.body).toBe(200);
+    const items = list.json().items as { id: string; current: boolean; client_name: string }[];
+    expect(items.map((i) => i.id)).toEqual([decodeJwt(desktop.access).sid, decodeJwt(laptop.access).sid]);
+    expect(items.map((i) => i.current)).toEqual([false, true]);
+    expectError(await s.api('DELETE', `/api/v1/auth/sessions/${items[0].id}`, undefined, bearer((await signIn(s, 'bob')).access)), 404, 'not_found');
+    expectError(await s.api('DELETE', `/api/v1/auth/sessions/${items[0].id}`, undefined, bearer((await signIn(s, 'carl', 'read')).access)), 403, 'insufficient_scope');
+    expect((await s.api('DELETE', `/api/v1/auth/sessions/${items[0].id}`, undefined, bearer(laptop.access))).statusCode).toBe(200);
+    expectError(await me(desktop.access), 401, 'token_revoked');
+    expect((await me(laptop.access)).statusCode).toBe(200);
+  });
+});
+
 describe('bad input on /oauth/token', () => {
   it("answers OAuth's error fields, never the family's object", async () => {
     const cases: [Record<string, string> | string, number, string][] = [
