@@ -93,9 +93,11 @@ describe.skipIf(!ready)('two proxy nodes and a control plane behind HAProxy', ()
     expect(await script.text()).toContain(`${cluster.url}/api/${project.id}/store/`);
   });
 
-  it('probes every node with /healthz: all UP', async () => {
+  it('probes every node with /healthz: all UP; /metrics is refused at the balancer', async () => {
     const states = async () => (await cluster.lb.servers()).map((s) => `${s.backend}/${s.server} ${s.status} ${s.lastCheck.split(' ')[0]}`);
     await expect.poll(states, { timeout: 15_000, interval: 200 }).toEqual(['proxy/proxy1 UP L7OK', 'proxy/proxy2 UP L7OK', 'control_plane/control1 UP L7OK']);
+    // Metrics are scraped per node, never through the balancer.
+    expect((await fetch(`${cluster.url}/metrics`)).status).toBe(403);
     expect(cluster.unexpectedExits).toEqual([]);
   });
 
