@@ -30,7 +30,7 @@ interface RouteConfig {
   public?: boolean;
 }
 
-type Operation = { responses?: Record<string, unknown>; security?: unknown };
+type Operation = { responses?: Record<string, unknown> };
 
 export async function installOpenApi(app: FastifyInstance, info: { title: string; version: string }): Promise<void> {
   await app.register(fastifySwagger, {
