@@ -13,6 +13,8 @@ export interface FakeIssuer {
   url: string;
   kid: string;
   jwksFetches: number;
+  /** While true, discovery and JWKS answer 503 (an outage of the issuer). */
+  down: boolean;
   sign(claims: Record<string, unknown>, opts?: { kid?: string; iss?: string; ttlS?: number; key?: CryptoKey }): Promise<string>;
   rotate(opts?: { kid?: string }): Promise<void>;
   close(): Promise<void>;
@@ -27,7 +29,9 @@ export async function startFakeIssuer(clock: Clock, opts: { kid?: string } = {})
   key = await newKey(opts.kid);
   let url = '';
   const server: Server = createServer((req, res) => {
-    if (req.url === '/.well-known/openid-configuration') {
+    if (fake.down) {
+      res.writeHead(503).end();
+    } else if (req.url === '/.well-known/openid-configuration') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: url, jwks_uri: `${url}/jwks`, id_token_signing_alg_values_supported: ['RS256'], response_types_supported: ['id_token'], subject_types_supported: ['public'] }));
     } else if (req.url === '/jwks') {
       fake.jwksFetches++;
@@ -42,6 +46,7 @@ export async function startFakeIssuer(clock: Clock, opts: { kid?: string } = {})
       return key.kid;
     },
     jwksFetches: 0,
+    down: false,
     async sign(claims, o = {}) {
       const now = Math.floor(clock.now() / 1000);
       return new SignJWT({ jti: randomHex(8), ...claims })

@@ -126,6 +126,17 @@ describe('trust rules', () => {
     expect(github.jwksFetches).toBe(before + 1);
   });
 
+  it('keeps exchanging with the cached keys while the issuer is down, but not for a kid it never saw', async () => {
+    github.down = true;
+    try {
+      clock.advance(2 * 60 * 60_000);
+      expect((await exchange(await github.sign(githubClaims(aud)))).statusCode).toBe(200);
+      expect(await refusal(await github.sign(githubClaims(aud), { kid: 'never-published' }))).toMatch(/could not be read|No key/);
+    } finally {
+      github.down = false;
+    }
+  });
+
   it('a GitLab job matches a rule on namespace_id with a glob on the ref', async () => {
     const r = await createRule({ name: 'gitlab', issuer: gitlab.url, conditions: { namespace_id: '72', ref: 'release/**', ref_protected: 'true' }, scope: 'read', ttl: '5m' });
     expect(r.statusCode, r.body).toBe(201);

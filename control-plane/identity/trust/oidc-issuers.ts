@@ -3,7 +3,8 @@
  * (`{issuer}/.well-known/openid-configuration`) and its JWKS, fetched through the outbound guard (private targets
  * refused unless SVC_ALLOW_PRIVATE_ISSUERS) and cached per issuer. Keys are looked up only in the JWKS of the
  * issuer the rule names, so a token from another issuer that reuses a `kid` finds no key. An unknown `kid` fetches
- * the JWKS again at most once a minute per issuer (the issuer rotated its keys).
+ * the JWKS again at most once a minute per issuer (the issuer rotated its keys). While an issuer does not answer, the
+ * cached document and keys go on serving (stale-if-error), so a short outage there does not stop every job here.
  */
 import { request, type Agent } from 'undici';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
@@ -95,7 +96,15 @@ export class OidcIssuers {
     const now = this.#ctx.clock.now();
     const known = this.#entries.get(issuer);
     if (known && !fresh && (known.discoveredAt === Infinity || now - known.discoveredAt < DISCOVERY_TTL_MS)) return known;
-    const doc = await this.#getJson(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
+    let doc: Record<string, unknown>;
+    try {
+      doc = await this.#getJson(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
+    } catch (err) {
+      // Stale-if-error: an issuer briefly down must not stop every CI job; what it said an hour ago still holds.
+      if (!known || fresh) throw err;
+      this.#ctx.log.warn({ issuer, err: (err as Error).message }, 'issuer discovery failed; using the cached document');
+      return known;
+    }
     if (doc.issuer !== issuer) throw new Error(`its discovery document names the issuer ${JSON.stringify(doc.issuer)}, not ${issuer}.`);
     if (typeof doc.jwks_uri !== 'string') throw new Error('its discovery document has no jwks_uri.');
     const entry: Entry = { jwksUri: doc.jwks_uri, discoveredAt: now, jwks: known?.jwksUri === doc.jwks_uri ? known.jwks : undefined, jwksAt: known?.jwksAt ?? 0, refetchedAt: known?.refetchedAt ?? -Infinity };
@@ -106,7 +115,15 @@ export class OidcIssuers {
   async #jwks(issuer: string, e: Entry, force: boolean): Promise<JSONWebKeySet> {
     const now = this.#ctx.clock.now();
     if (e.jwks && !force && now - e.jwksAt < JWKS_TTL_MS) return e.jwks;
-    const doc = await this.#getJson(e.jwksUri);
+    let doc: Record<string, unknown>;
+    try {
+      doc = await this.#getJson(e.jwksUri);
+    } catch (err) {
+      // Stale-if-error, for expired keys only: a forced fetch (an unknown kid) has nothing cached to fall back on.
+      if (!e.jwks || force) throw err;
+      this.#ctx.log.warn({ issuer, err: (err as Error).message }, 'issuer keys could not be fetched; using the cached keys');
+      return e.jwks;
+    }
     if (!Array.isArray(doc.keys)) throw new Error(`the JWKS at ${e.jwksUri} has no keys.`);
     e.jwks = { keys: doc.keys as JSONWebKeySet['keys'] };
     e.jwksAt = now;
