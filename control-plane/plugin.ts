@@ -34,6 +34,7 @@ import { usageRoutes } from './usage/usage-routes.ts';
 import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { installErrorTracking } from './projects/install-error-tracking.ts';
+import { installLinks } from './links/install-links.ts';
 import { compressionRoutes } from './settings/compression-routes.ts';
 
 export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
@@ -69,6 +70,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     installErrorTracking(app, ctx, { scheduler, search, tools });
+    installLinks(app, ctx, { scheduler, ring: accessTokens.ring });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);
     searchRoutes(app, ctx, search);

@@ -62,6 +62,17 @@ export interface Config {
   metricsToken: string | undefined;
   /** Share of requests that get a request log line at info (1 = every one, 0 = none). */
   requestLogSample: number;
+  /** The family's apps and pages services that projects link to (docs/links.md); unset = links answer 503. */
+  appsPeer: PeerConfig | undefined;
+  pagesPeer: PeerConfig | undefined;
+  /** Link peers may be private addresses (docs/links.md#private-addresses). */
+  allowPrivatePeers: boolean;
+  peerTimeoutMs: number;
+}
+
+export interface PeerConfig {
+  url: string;
+  token: string;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +155,15 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** A link peer: its URL and this service's token there, both or neither (docs/links.md). */
+function peer(env: Env, name: 'APPS' | 'PAGES'): PeerConfig | undefined {
+  const u = url(env, `SVC_${name}_URL`, ['http:', 'https:']);
+  const token = env[`SVC_${name}_TOKEN`] || undefined;
+  if (u && !token) throw new ConfigError(`SVC_${name}_TOKEN`, `is required with SVC_${name}_URL (this service's token at that service)`);
+  if (token && !u) throw new ConfigError(`SVC_${name}_URL`, `is required with SVC_${name}_TOKEN`);
+  return u && token ? { url: u.replace(/\/+$/, ''), token } : undefined;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -207,5 +227,9 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: bool(env, 'SVC_METRICS', true),
     metricsToken,
     requestLogSample: share(env, 'SVC_REQUEST_LOG_SAMPLE', 1),
+    appsPeer: peer(env, 'APPS'),
+    pagesPeer: peer(env, 'PAGES'),
+    allowPrivatePeers: bool(env, 'SVC_ALLOW_PRIVATE_PEERS', false),
+    peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 10_000, 100, 300_000),
   };
 }

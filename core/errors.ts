@@ -126,6 +126,14 @@ export const ERRORS = {
   invalid_release_version: def(400, 'A release version is 1 to 250 characters with no control characters and no leading or trailing spaces.'),
   invalid_time: def(400, 'A time must be ISO 8601, such as 2026-01-15T12:00:00Z or the date 2026-01-15.'),
   invalid_time_range: def(400, 'The time range is not valid: until must be later than since, at most 90 days after it.'),
+
+  // --- links to the apps and pages services (docs/links.md) ---
+  integration_not_configured: def(503, 'This instance is not configured to link to that service: its URL and token are not set (docs/links.md).'),
+  link_refused: def(403, 'The linked service refused: you may not change that app or alias there.'),
+  link_taken: def(409, 'That app or alias is already linked to another project; unlink it there first.'),
+  peer_unreachable: def(502, 'The linked service could not be reached or did not answer in time; nothing was linked.'),
+  peer_bad_response: def(502, 'The linked service answered with something that could not be read; nothing was linked.'),
+  peer_error: def(502, 'The linked service answered with an error; nothing was linked.'),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -15,6 +15,7 @@ import { ADMIN_TOKEN } from '../support/test-server.ts';
 import { exceptionEvent, storeEvent, waitFor } from '../errors/support/errors-fixtures.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 import { PASSWORD } from './identity-fixtures.ts';
+import { startFakePeers, type FakePeers } from '../links/support/fake-peer.ts';
 
 export interface Answer {
   op: string;
@@ -32,21 +33,25 @@ export interface OperationsEnv {
   receiver: Receiver;
   /** A GitHub-shaped OIDC issuer for trust rules. */
   issuer: FakeIssuer;
+  /** The apps and pages services that projects link to. */
+  peers: FakePeers;
   close(): Promise<void>;
 }
 
 export async function startOperationsEnv(): Promise<OperationsEnv> {
+  const peers = await startFakePeers();
   const [plans, chat, receiver, issuer] = await Promise.all([
-    startPlanEnv({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true', SVC_ALLOW_PRIVATE_ISSUERS: 'true' } }),
+    startPlanEnv({ env: { SVC_ALLOW_PRIVATE_WEBHOOKS: 'true', SVC_ALLOW_PRIVATE_ISSUERS: 'true', ...peers.env } }),
     startFake('chat', ['gpt-4o-mini']),
     startReceiver(),
     startFakeIssuer(systemClock),
   ]);
+  peers.trust(plans.s.url);
   return {
-    plans, chat, receiver, issuer,
+    plans, chat, receiver, issuer, peers,
     close: async () => {
       await plans.close();
-      await Promise.all([chat.close(), receiver.close(), issuer.close()]);
+      await Promise.all([chat.close(), receiver.close(), issuer.close(), peers.close()]);
     },
   };
 }
@@ -229,6 +234,17 @@ export async function driveEveryOperation(env: OperationsEnv): Promise<Answer[]>
   await call('POST /api/v1/projects/{id}/keys', `/api/v1/projects/${proj.id}/keys`);
   await call('GET /api/v1/projects/{id}/keys', `/api/v1/projects/${proj.id}/keys`);
   await call('GET /api/v1/projects', '/api/v1/projects');
+
+  // Links to the apps and pages services (fakes; the admin token's access token is the subject `admin`).
+  env.peers.apps.add('web');
+  env.peers.apps.allow('web', 'admin');
+  env.peers.pages.add('shop');
+  env.peers.pages.allow('shop', 'admin');
+  await call('PUT /api/v1/projects/{id}/links/apps/{target}', `/api/v1/projects/${proj.id}/links/apps/web`, {});
+  await call('PUT /api/v1/projects/{id}/links/aliases/{target}', `/api/v1/projects/${proj.id}/links/aliases/shop`, { environment: 'production' });
+  await call('GET /api/v1/projects/{id}/links', `/api/v1/projects/${proj.id}/links`);
+  await call('DELETE /api/v1/projects/{id}/links/apps/{target}', `/api/v1/projects/${proj.id}/links/apps/web`);
+  await call('DELETE /api/v1/projects/{id}/links/aliases/{target}', `/api/v1/projects/${proj.id}/links/aliases/shop`);
   await call('GET /api/v1/projects', `/api/v1/projects?team=${team}&slug=backend`);
 
   // Webhooks and notifications.

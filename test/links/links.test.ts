@@ -1,0 +1,138 @@
+/**
+ * Linking projects to apps and pages aliases against local fakes of the two services (support/fake-peer.ts): the
+ * exact payloads sent, the dry run with the person's own access token, refused rights, unknown targets, unlink, and
+ * a peer that answers garbage, is down or does not answer (502, nothing half-linked).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { makeTeam, makeUser, expectErrorCode } from '../api/access-fixtures.ts';
+import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
+import { startFakePeers, type FakePeer } from './support/fake-peer.ts';
+
+let s: TestServer;
+let peers: Awaited<ReturnType<typeof startFakePeers>>;
+let apps: FakePeer;
+let pages: FakePeer;
+let team: string;
+let project: Project;
+let alice: { id: string; headers: Record<string, string> };
+
+beforeAll(async () => {
+  peers = await startFakePeers();
+  ({ apps, pages } = peers);
+  s = await startTestServer({ listen: true, env: { ...peers.env, SVC_PEER_TIMEOUT_MS: '500' } });
+  peers.trust(s.url);
+  team = await makeTeam(s, 'shop');
+  project = await createTeamProject(s, team);
+  alice = await makeUser(s, 'alice', { [team]: 'member' });
+  for (const name of ['web', 'api', 'flaky']) apps.add(name);
+  for (const name of ['shop', 'docs']) pages.add(name);
+  apps.allow('web', alice.id);
+  apps.allow('flaky', alice.id);
+  pages.allow('shop', alice.id);
+}, 60_000);
+afterAll(async () => {
+  await s?.close();
+  await peers?.close();
+});
+
+const linkPath = (kind: 'apps' | 'aliases', target: string, id = project.id) => `/api/v1/projects/${id}/links/${kind}/${target}`;
+
+describe('linking an app', () => {
+  it('asks the apps service with the person\'s token, then links with ours, sending the project\'s DSN', async () => {
+    const res = await s.api('PUT', linkPath('apps', 'web'), {}, alice.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ kind: 'app', target: 'web', project: project.id, state: 'ok', last_error: null });
+    const body = { dsn: project.dsn, project: String(project.id), errors_url: s.url };
+    expect(apps.to('/api/v1/apps/web/integrations/errors')).toEqual([
+      { method: 'PUT', path: '/api/v1/apps/web/integrations/errors', query: { dry_run: 'true' }, who: `caller:${alice.id}`, body },
+      { method: 'PUT', path: '/api/v1/apps/web/integrations/errors', query: {}, who: 'service', body },
+    ]);
+    expect(apps.targets.get('web')!.linked).toEqual(body);
+  });
+
+  it('is refused with 403 naming the peer\'s answer when the person may not change the app there', async () => {
+    const before = apps.sent.length;
+    const res = await s.api('PUT', linkPath('apps', 'api'), {}, alice.headers);
+    expectErrorCode(res, 403, 'link_refused');
+    expect(res.json().error.message).toMatch(/apps service refused.*403 forbidden: You may not change api/);
+    expect(apps.sent.slice(before).map((x) => x.who)).toEqual([`caller:${alice.id}`]);
+    expect(apps.targets.get('api')!.linked).toBeNull();
+  });
+
+  it('answers 404 not_found naming the apps service for an app it does not have', async () => {
+    const res = await s.api('PUT', linkPath('apps', 'nope'), {}, alice.headers);
+    expectErrorCode(res, 404, 'not_found');
+    expect(res.json().error.message).toMatch(/The apps service has no app "nope"/);
+    expect(res.json().error.details).toMatchObject({ peer: 'apps', peer_status: 404 });
+  });
+
+  it('refuses an app already linked to another project', async () => {
+    const other = await createTeamProject(s, team);
+    const res = await s.api('PUT', linkPath('apps', 'web', other.id));
+    expectErrorCode(res, 409, 'link_taken');
+  });
+});
+
+describe('linking a pages alias', () => {
+  it('sends the reporting script URL, the release template and the environment', async () => {
+    const res = await s.api('PUT', linkPath('aliases', 'shop'), { environment: 'staging' }, alice.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    const body = { src: `${s.url}/js/${project.public_key}.js`, release: 'shop@{deploy}', environment: 'staging' };
+    expect(pages.to('/api/v1/aliases/shop/scripts/errors').map((x) => [x.query, x.who, x.body])).toEqual([
+      [{ dry_run: 'true' }, `caller:${alice.id}`, body],
+      [{}, 'service', body],
+    ]);
+    const script = await fetch(body.src);
+    expect(script.status).toBe(200);
+  });
+
+  it('lists the project\'s links with their state', async () => {
+    const res = await s.api('GET', `/api/v1/projects/${project.id}/links`, undefined, alice.headers);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().items.map((l: { kind: string; target: string; state: string }) => [l.kind, l.target, l.state])).toEqual([['app', 'web', 'ok'], ['alias', 'shop', 'ok']]);
+  });
+});
+
+describe('a peer that fails', () => {
+  for (const mode of ['garbage', 'down', 'hang'] as const) {
+    it(`answers 502 and links nothing when the peer is ${mode}`, async () => {
+      apps.mode = mode;
+      try {
+        const res = await s.api('PUT', linkPath('apps', 'flaky'), {}, alice.headers);
+        expectErrorCode(res, 502, mode === 'garbage' ? 'peer_bad_response' : 'peer_unreachable');
+        expect(res.json().error.message).toMatch(/The apps service \(http:\/\/127\.0\.0\.1:\d+\)/);
+      } finally {
+        apps.mode = 'ok';
+      }
+      expect(apps.targets.get('flaky')!.linked).toBeNull();
+      const list = await s.api('GET', `/api/v1/projects/${project.id}/links`);
+      expect(list.json().items.map((l: { target: string }) => l.target)).not.toContain('flaky');
+    });
+  }
+});
+
+describe('unlinking', () => {
+  it('removes the integration on the peer and the link here', async () => {
+    const res = await s.api('DELETE', linkPath('apps', 'web'), undefined, alice.headers);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(apps.targets.get('web')!.linked).toBeNull();
+    expect(apps.sent.at(-1)).toMatchObject({ method: 'DELETE', path: '/api/v1/apps/web/integrations/errors', who: 'service' });
+    const again = await s.api('DELETE', linkPath('apps', 'web'), undefined, alice.headers);
+    expectErrorCode(again, 404, 'not_found');
+  });
+});
+
+describe('without configuration', () => {
+  it('answers 503 integration_not_configured naming the settings', async () => {
+    const bare = await startTestServer();
+    try {
+      const p = await createTeamProject(bare, await makeTeam(bare, 'bare'));
+      const res = await bare.api('PUT', `/api/v1/projects/${p.id}/links/apps/web`, {});
+      expectErrorCode(res, 503, 'integration_not_configured');
+      expect(res.json().error.message).toMatch(/SVC_APPS_URL and SVC_APPS_TOKEN/);
+    } finally {
+      await bare.close();
+    }
+  });
+});
