@@ -19,6 +19,7 @@ export const PUBLISH_AHEAD_MS = 2 * 60_000;
 /** How long a replaced key stays published: the longest access token lifetime, plus leeway for clock skew. */
 export const KEEP_PUBLISHED_MS = 20 * 60_000;
 const RELOAD_MS = 60_000;
+const RETRY_MS = 5_000;
 /** An unknown kid reloads the keys at most this often (a stranger's kid must not cost a query per request). */
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
@@ -108,7 +109,16 @@ export class SigningKeyRing {
   }
 
   async #fresh(): Promise<void> {
-    if (this.#ctx.clock.now() - this.#loadedAt >= RELOAD_MS) await this.#reload();
+    const now = this.#ctx.clock.now();
+    if (now - this.#loadedAt < RELOAD_MS) return;
+    try {
+      await this.#reload();
+    } catch (err) {
+      // While the database restarts, the keys already known keep verifying and signing (as cached API tokens do).
+      if (this.#keys.length === 0) throw err;
+      this.#loadedAt = now - RELOAD_MS + RETRY_MS;
+      this.#ctx.log.warn({ err }, 'signing keys could not be reloaded; using the keys known');
+    }
   }
 
   async #reload(): Promise<void> {

@@ -7,6 +7,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVeri
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import { deriveKey, open } from '../../core/secret-box.ts';
+import { SigningKeyRing } from '../../control-plane/identity/signing-key-ring.ts';
 import { SECRET_KEY, startTestServer, type TestServer } from '../support/test-server.ts';
 import { bearer, createTeam, createUser, expectError, PASSWORD, setRole } from '../api/identity-fixtures.ts';
 import { DEVICE_GRANT, oauthPost, signIn } from './access-token-fixtures.ts';
@@ -219,6 +220,25 @@ describe('bad input on /oauth/token', () => {
     expect(json.json()).toMatchObject({ error: 'unsupported_grant_type' });
     const text = await s.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'x' });
     expect({ status: text.statusCode, error: text.json().error }).toEqual({ status: 400, error: 'invalid_request' });
+  });
+});
+
+describe('signing keys while the database does not answer', () => {
+  it('go on verifying and signing with the keys known; a node that knows none refuses', async () => {
+    const ring = new SigningKeyRing(s.ctx);
+    const { kid } = await ring.signingKey();
+    const query = s.ctx.db.query;
+    s.ctx.db.query = async () => {
+      throw new Error('the database does not answer');
+    };
+    try {
+      clock.advance(2 * 60_000);
+      expect(await ring.verificationKey(kid)).toBeDefined();
+      expect((await ring.signingKey()).kid).toBe(kid);
+      await expect(new SigningKeyRing(s.ctx).signingKey()).rejects.toThrow(/does not answer/);
+    } finally {
+      s.ctx.db.query = query;
+    }
   });
 });
 
