@@ -9,6 +9,7 @@
  * time of each of its threads, in ns), so other work on the machine changes it far less than it changes req/s. A
  * cost is the median over rounds of the per-round difference with the metrics-off node.
  *
+ * With --control the third node is a second metrics-off node: its difference is what two identical nodes differ by.
  * With --together the three nodes are loaded at the same time in each round instead (the runs of a round then see
  * the same machine, at the price of sharing it with each other).
  *
@@ -96,6 +97,7 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
   const durationMs = opt(args, 'seconds', 5) * 1000;
   const concurrency = opt(args, 'concurrency', 50);
   const together = args.includes('--together');
+  const control = args.includes('--control');
   const databaseUrl = process.env.DATABASE_URL || undefined;
   // The embedded database serves one process: three nodes need a real Postgres.
   if (!databaseUrl) throw new Error('--metrics-cost needs DATABASE_URL (three nodes share the database)');
@@ -122,7 +124,7 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
     const armEnv: Record<Arm, Record<string, string>> = {
       'metrics off': { SVC_METRICS: 'off' },
       'metrics on': {},
-      'metrics on + request log': { LOG_LEVEL: 'info', SVC_REQUEST_LOG_SAMPLE: '1' },
+      'metrics on + request log': control ? { SVC_METRICS: 'off' } : { LOG_LEVEL: 'info', SVC_REQUEST_LOG_SAMPLE: '1' },
     };
     const nodes = {} as Record<Arm, Child>;
     for (const arm of ARMS) {
@@ -153,7 +155,7 @@ export async function measureMetricsCost(args: string[]): Promise<void> {
       }
       loads.push(loadavg()[0]);
     }
-    const report = renderCost(cpu, { rounds, durationMs, concurrency, together }, await inProcessNs(), loads);
+    const report = renderCost(cpu, { rounds, durationMs, concurrency, together, control }, await inProcessNs(), loads);
     process.stdout.write(`\n${report}\n`);
     if (args.includes('--write')) writePerformanceSection(ROOT, 'gateway-metrics', report, 'gateway');
   } finally {
@@ -168,18 +170,21 @@ interface Run {
   durationMs: number;
   concurrency: number;
   together: boolean;
+  control: boolean;
 }
 
 function renderCost(cpu: Record<string, number[]>, run: Run, ns: number, loads: number[]): string {
-  const { rounds, durationMs, concurrency, together } = run;
+  const { rounds, durationMs, concurrency, together, control } = run;
+  // --control: the third node is a second metrics-off node, so its difference shows what two identical nodes differ by.
+  const name = (a: Arm) => (control && a === 'metrics on + request log' ? 'metrics off, second node' : a);
   const diff = (arm: Arm, stream: boolean) => cpu[`${arm}|${stream}`].map((v, i) => v - cpu[`metrics off|${stream}`][i]);
   const rows = [false, true].map((stream) =>
     `| ${stream ? 'streamed' : 'JSON'} | ${ARMS.map((a) => spread(cpu[`${a}|${stream}`], f2)).join(' | ')} | ${spread(diff('metrics on', stream), f2)} | ${spread(diff('metrics on + request log', stream), f2)} |`);
   return [
     '### Gateway: what metrics and request logs cost',
     '',
-    `\`npm run bench -- gateway --metrics-cost${together ? ' --together' : ''}\`, ${new Date().toISOString().slice(0, 10)}: three \`--role proxy\` nodes (metrics off, metrics on,`,
-    `metrics on with a request log line per call at info), ${rounds} rounds of ${durationMs / 1000} s per node and call kind at ${concurrency}`,
+    `\`npm run bench -- gateway --metrics-cost${together ? ' --together' : ''}${control ? ' --control' : ''}\`, ${new Date().toISOString().slice(0, 10)}: three \`--role proxy\` nodes (metrics off, metrics on,`,
+    `${control ? 'and a second metrics-off node as a control' : 'metrics on with a request log line per call at info'}), ${rounds} rounds of ${durationMs / 1000} s per node and call kind at ${concurrency}`,
     together
       ? 'connections each, the three nodes loaded at the same time; chat → chat through the fast fake upstream. CPU per call'
       : 'connections, one node after the other in an order rotating each round; chat → chat through the fast fake upstream. CPU per call',
@@ -187,7 +192,7 @@ function renderCost(cpu: Record<string, number[]>, run: Run, ns: number, loads: 
     'differences are per round against the metrics-off node, then the median. The machine is shared: 1-minute load',
     `average ${f2(median(loads))} (${f2(Math.min(...loads))}–${f2(Math.max(...loads))}) over the rounds.`,
     '',
-    `| call | ${ARMS.map((a) => `${a}, µs CPU/call`).join(' | ')} | metrics cost, µs | metrics + log cost, µs |`,
+    `| call | ${ARMS.map((a) => `${name(a)}, µs CPU/call`).join(' | ')} | metrics cost, µs | ${control ? 'control difference' : 'metrics + log cost'}, µs |`,
     '|---|---|---|---|---|---|',
     ...rows,
     '',
