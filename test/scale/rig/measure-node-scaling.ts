@@ -144,9 +144,15 @@ try {
         const idle0 = cpu();
         await pause(SECONDS * 1000);
         const idle = Math.round(((cpu().proxies - idle0.proxies) * 1000) / SECONDS / n);
-        rows.push(`| ${round + 1} | ${n} | none (idle) | – | – | ${idle} ms per node per second | | |`);
+        rows.push(`| ${round + 1} | ${n} | none (idle) | – | – | ${idle} ms per node per second | | | |`);
         process.stderr.write(`${rows.at(-1)}\n`);
+        // Postgres commits per request show how well each node's writes are grouped (statistics lag up to 0.5 s).
+        const commits = async () => {
+          await pause(600);
+          return (await db.query<{ n: string }>("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = 'svc'")).rows[0].n;
+        };
         for (const kind of ['gateway', 'ingest'] as const) {
+          const commits0 = Number(await commits());
           const before = cpu();
           const r = await openLoop(RATE[kind], SECONDS, kind === 'gateway' ? call : event);
           if (kind === 'ingest') {
@@ -154,8 +160,9 @@ try {
           }
           await pause(500);
           const after = cpu();
+          const perCommit = ((Number(await commits()) - commits0) / Math.max(1, r.ok)).toFixed(2);
           const per = (g: string) => Math.round(((after[g] - before[g]) * 1e6) / Math.max(1, r.ok));
-          rows.push(`| ${round + 1} | ${n} | ${kind === 'gateway' ? 'gateway calls' : 'error events'} | ${RATE[kind]}/s × ${SECONDS} s | ${r.ok} (${r.other} other) | ${per('proxies')} | ${per('postgres')} | ${per('redis')} |`);
+          rows.push(`| ${round + 1} | ${n} | ${kind === 'gateway' ? 'gateway calls' : 'error events'} | ${RATE[kind]}/s × ${SECONDS} s | ${r.ok} (${r.other} other) | ${per('proxies')} | ${per('postgres')} | ${per('redis')} | ${perCommit} |`);
           process.stderr.write(`${rows.at(-1)}\n`);
         }
       } finally {
@@ -167,4 +174,4 @@ try {
   await db.end().catch(() => {});
   await Promise.all([pgs.cleanup(), redis.cleanup(), chat.close()]);
 }
-process.stdout.write(['| round | proxy nodes | load | rate | answered 200 | proxy nodes µs CPU each | Postgres µs each | Redis µs each |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n') + '\n');
+process.stdout.write(['| round | proxy nodes | load | rate | answered 200 | proxy nodes µs CPU each | Postgres µs each | Redis µs each | Postgres commits each |', '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n') + '\n');
