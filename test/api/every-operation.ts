@@ -105,6 +105,20 @@ export async function driveEveryOperation(env: OperationsEnv): Promise<Answer[]>
   await call('POST /api/v1/auth/device/approve', '/api/v1/auth/device/approve', { user_code: approved }, annAuth);
   await call('POST /api/v1/auth/device/approve', '/api/v1/auth/device/approve', { user_code: await device(), username: 'ann', password: PASSWORD }, {});
   await call('POST /api/v1/auth/device/deny', '/api/v1/auth/device/deny', { user_code: await device() }, annAuth);
+  // Sign-in sessions (svc login on two machines): list them with one session's access token, end the other.
+  const signIn = async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const started = await fetch(`${base}/oauth/device_authorization`, { method: 'POST', headers: form, body: 'client_id=svc-cli&scope=write' });
+    const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
+    await fetch(`${base}/api/v1/auth/device/approve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user_code, username: 'ann', password: PASSWORD }) });
+    const grant = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code });
+    const tokens = await fetch(`${base}/oauth/token`, { method: 'POST', headers: form, body: grant.toString() });
+    return { authorization: `Bearer ${((await tokens.json()) as { access_token: string }).access_token}` };
+  };
+  const laptop = await signIn();
+  await signIn();
+  const sessions = (await call('GET /api/v1/auth/sessions', '/api/v1/auth/sessions', undefined, laptop)).json.items as { id: string; current: boolean }[];
+  await call('DELETE /api/v1/auth/sessions/{id}', `/api/v1/auth/sessions/${sessions.find((x) => !x.current)?.id}`, undefined, laptop);
 
   const tok = (await call('POST /api/v1/tokens', '/api/v1/tokens', { name: 'ci', scope: 'deploy', ttl: '3d', user: ann })).json.id as string;
   await call('POST /api/v1/tokens', '/api/v1/tokens', { name: 'forever', scope: 'read', ttl: 'never' }, annAuth);
