@@ -69,8 +69,8 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     usageRoutes(app, ctx);
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
-    installErrorTracking(app, ctx, { scheduler, search, tools });
-    installLinks(app, ctx, { scheduler, ring: accessTokens.ring });
+    const links = installLinks(app, ctx, { scheduler, ring: accessTokens.ring });
+    installErrorTracking(app, ctx, { scheduler, search, tools, afterRotate: links.afterRotate });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);
     searchRoutes(app, ctx, search);

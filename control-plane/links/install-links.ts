@@ -6,12 +6,27 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import type { Scheduler } from '../../core/scheduler.ts';
 import type { SigningKeyRing } from '../identity/signing-key-ring.ts';
+import { projectLinks, linkView, type LinkView } from './link-store.ts';
 import { LinkService } from './link-service.ts';
+import { LinkSync } from './link-sync.ts';
 import { linksRoutes } from './links-routes.ts';
 import { Peers } from './peers.ts';
 
-export function installLinks(app: FastifyInstance, ctx: AppContext, parts: { scheduler: Scheduler; ring: SigningKeyRing }): void {
+export interface Links {
+  /** After a DSN rotation: re-link the project's apps and aliases now; every link with its state. */
+  afterRotate(projectId: number): Promise<LinkView[]>;
+}
+
+export function installLinks(app: FastifyInstance, ctx: AppContext, parts: { scheduler: Scheduler; ring: SigningKeyRing }): Links {
   const peers = new Peers(ctx);
+  const sync = new LinkSync(ctx, peers);
   linksRoutes(app, new LinkService(ctx, peers, parts.ring));
+  parts.scheduler.add(sync.job());
   app.addHook('onClose', () => peers.close());
+  return {
+    afterRotate: async (projectId) => {
+      await sync.syncProject(projectId);
+      return (await projectLinks(ctx.db, projectId)).map(linkView);
+    },
+  };
 }

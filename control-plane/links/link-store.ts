@@ -45,3 +45,8 @@ export async function findLink(q: Queryable, kind: LinkKind, target: string): Pr
 export async function projectLinks(q: Queryable, projectId: number): Promise<LinkRow[]> {
   return (await q.query<LinkRow>('SELECT * FROM project_links WHERE project_id = $1 ORDER BY created_at, id', [projectId])).rows;
 }
+
+/** In the rotation's transaction: restart every linked app once it has the new DSN (link-sync.ts). */
+export async function requestRestarts(q: Queryable, projectId: number): Promise<void> {
+  await q.query(`UPDATE project_links SET restart_requested = true WHERE project_id = $1 AND kind = 'app'`, [projectId]);
+}

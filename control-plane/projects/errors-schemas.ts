@@ -5,6 +5,7 @@
  */
 import { INTEGER_OR_NULL, object, OPEN_OBJECT, STRING_OR_NULL, STRINGS, TIME, TIME_OR_NULL } from '../../core/http/response-schema.ts';
 import { ISSUE_STATES } from './issue-view.ts';
+import { LINK_VIEW } from '../links/links-schemas.ts';
 import { STATS_GROUPS } from './stats-params.ts';
 
 export const PROJECT_VIEW = object({
@@ -31,7 +32,16 @@ const PROJECT_KEY_FIELDS = {
   revoked_at: TIME_OR_NULL,
 };
 export const PROJECT_KEY_VIEW = object(PROJECT_KEY_FIELDS);
-export const ROTATED_PROJECT_KEY = object({ ...PROJECT_KEY_FIELDS, revoked: { ...STRINGS, description: 'The public keys refused from now on.' } });
+export const ROTATED_PROJECT_KEY = object({
+  ...PROJECT_KEY_FIELDS,
+  revoked: { ...STRINGS, description: 'The public keys refused from now on.' },
+  links: { type: 'array', items: LINK_VIEW, description: 'The linked apps and aliases after re-linking with the new DSN; stale ones are retried (docs/links.md).' },
+});
+export const ROTATE_KEY_BODY = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: { restart: { type: 'boolean', description: 'Also restart every linked app once it has the new DSN (it reads CLIENT_DSN only when it starts).' } },
+} as const;
 
 const ISSUE_FIELDS = {
   id: { type: 'string' },

@@ -11,6 +11,7 @@ import { listEnvelope, type ListParams } from '../../core/http/list.ts';
 import { CLIENT_KEYS_CACHE } from '../../core/project-caches.ts';
 import { loadProject } from './project-service.ts';
 import { buildDsn } from './project-view.ts';
+import { requestRestarts } from '../links/link-store.ts';
 
 interface KeyRow {
   public_key: string;
@@ -53,8 +54,11 @@ export async function listProjectKeys(ctx: AppContext, p: Principal, projectId: 
   return listEnvelope(r.rows, page.limit, (k) => [k.created_at.toISOString(), k.public_key], (k) => keyView(k, ctx.config.publicUrl));
 }
 
-/** A new DSN for the project; every previous key is revoked and refused from now on, on every node. */
-export async function rotateProjectKey(ctx: AppContext, p: Principal, projectId: string | number): Promise<ProjectKeyView & { revoked: string[] }> {
+/**
+ * A new DSN for the project; every previous key is revoked and refused from now on, on every node. Linked apps and
+ * aliases are out of date from this commit on (links/link-sync.ts re-links them); `restart` also restarts the apps.
+ */
+export async function rotateProjectKey(ctx: AppContext, p: Principal, projectId: string | number, opts: { restart?: boolean } = {}): Promise<ProjectKeyView & { revoked: string[] }> {
   const project = await loadProject(ctx, p, projectId, 'write');
   const now = new Date(ctx.clock.now());
   const { created, revoked } = await ctx.db.tx(async (q) => {
@@ -68,6 +72,7 @@ export async function rotateProjectKey(ctx: AppContext, p: Principal, projectId:
       'INSERT INTO project_keys (public_key, project_id, active, created_at) VALUES ($1, $2, true, $3) RETURNING public_key, project_id, active, created_at, revoked_at',
       [randomHex(16), project.id, now],
     );
+    if (opts.restart) await requestRestarts(q, project.id);
     return { created: k.rows[0], revoked: old.rows.map((r) => r.public_key) };
   });
   for (const key of revoked) await ctx.caches.invalidate(CLIENT_KEYS_CACHE, key);

@@ -13,12 +13,15 @@ import { listProjectKeys, rotateProjectKey } from './project-keys.ts';
 import { createProject, deleteProject, listProjects, loadProject, updateProject } from './project-service.ts';
 import { projectView } from './project-view.ts';
 import { listOf } from '../../core/http/response-schema.ts';
-import { PROJECT_KEY_VIEW, PROJECT_VIEW, ROTATED_PROJECT_KEY } from './errors-schemas.ts';
+import { PROJECT_KEY_VIEW, PROJECT_VIEW, ROTATE_KEY_BODY, ROTATED_PROJECT_KEY } from './errors-schemas.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
-export function projectsRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** After a rotation: re-link the project's apps and aliases now; their states (links/link-sync.ts). */
+export type AfterRotate = (projectId: number) => Promise<unknown[]>;
+
+export function projectsRoutes(app: FastifyInstance, ctx: AppContext, afterRotate: AfterRotate): void {
   app.post('/api/v1/projects', {
     schema: { tags: ['projects'], summary: 'Create an error-tracking project in a team; the answer carries its DSN', body: CREATE_PROJECT_BODY, response: { 201: PROJECT_VIEW } },
   }, async (req, reply) => {
@@ -57,6 +60,9 @@ export function projectsRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (req) => listProjectKeys(ctx, principal(req), idOf(req), parseListParams(req.query as Record<string, string>, 2)));
 
   app.post('/api/v1/projects/:id/keys', {
-    schema: { tags: ['projects'], summary: 'Rotate the DSN: a new key; every previous key is refused at once', params: ID, response: { 201: ROTATED_PROJECT_KEY } },
-  }, async (req, reply) => reply.code(201).send(await rotateProjectKey(ctx, principal(req), idOf(req))));
+    schema: { tags: ['projects'], summary: 'Rotate the DSN: a new key; every previous key is refused at once; linked apps and aliases get the new one', params: ID, body: ROTATE_KEY_BODY, response: { 201: ROTATED_PROJECT_KEY } },
+  }, async (req, reply) => {
+    const rotated = await rotateProjectKey(ctx, principal(req), idOf(req), { restart: (req.body as { restart?: boolean } | null)?.restart === true });
+    return reply.code(201).send({ ...rotated, links: await afterRotate(rotated.project) });
+  });
 }
