@@ -13,10 +13,13 @@ import { revokeSession } from './session-state.ts';
 
 export const SESSION_TTL_MS = 90 * 86_400_000;
 export const REFRESH_TOKEN_TTL_MS = 30 * 86_400_000;
+const USED_KEPT_MS = 86_400_000;
 
 export async function createSession(ctx: AppContext, q: Queryable, userId: string, scope: Scope, clientName: string): Promise<string> {
   const sid = newId('as_');
   const now = ctx.clock.now();
+  // Sessions ended more than a month ago are of no use (their tokens go with them): cleared on the way.
+  await q.query('DELETE FROM auth_sessions WHERE user_id = $1 AND (expires_at < $2 OR revoked_at < $2)', [userId, new Date(now - REFRESH_TOKEN_TTL_MS)]);
   await q.query('INSERT INTO auth_sessions (id, user_id, scope, client_name, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
     sid, userId, scope, clientName.slice(0, 200), new Date(now + SESSION_TTL_MS), new Date(now),
   ]);
@@ -54,6 +57,8 @@ export async function rotateRefreshToken(ctx: AppContext, secret: string): Promi
     if (t.used_at) return { reused: true as const, sid: t.session_id };
     if (new Date(t.expires_at) <= now || new Date(t.session_expires) <= now) throw oauthError('invalid_grant', 'The refresh token has expired; sign in again.');
     await q.query('UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1', [hash, now]);
+    // A used token is kept a day to catch its reuse; older ones are only refused as unknown (which is as safe).
+    await q.query('DELETE FROM refresh_tokens WHERE session_id = $1 AND used_at < $2', [t.session_id, new Date(now.getTime() - USED_KEPT_MS)]);
     return { reused: false as const, sid: t.session_id, userId: t.user_id, scope: t.scope, refreshToken: await newRefreshToken(ctx, q, t.session_id) };
   });
   if (outcome.reused) {

@@ -159,10 +159,26 @@ describe('refresh tokens and sign-out', () => {
     expect(decodeJwt(access_token).sid).toBe(decodeJwt(t.access).sid);
     expect((await me(access_token)).statusCode).toBe(200);
 
+    const kept = await s.db.query('SELECT 1 FROM refresh_tokens WHERE session_id = $1', [decodeJwt(t.access).sid]);
+    expect(kept.rows).toHaveLength(2);
     const replay = await oauthPost(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: t.refresh });
     expect({ status: replay.statusCode, error: replay.json().error }).toEqual({ status: 400, error: 'invalid_grant' });
     expectError(await me(access_token), 401, 'token_revoked');
     expect((await oauthPost(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token })).json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('keep a used refresh token a day (to catch its reuse), not longer', async () => {
+    const t = await signIn(s, 'alice');
+    let refresh = t.refresh;
+    for (let i = 0; i < 3; i++) {
+      clock.advance(13 * 3_600_000);
+      const next = await oauthPost(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh });
+      expect(next.statusCode, next.body).toBe(200);
+      refresh = next.json().refresh_token;
+    }
+    const rows = await s.db.query('SELECT used_at FROM refresh_tokens WHERE session_id = $1', [decodeJwt(t.access).sid]);
+    // The first, used 26 h before the last refresh, is gone; the two used since and the live one remain.
+    expect(rows.rows).toHaveLength(3);
   });
 
   it('sign-out (revoking the refresh token, or logout with the access token) ends the session at once', async () => {
