@@ -6,7 +6,7 @@
  * or whatever arrived within `flushMs`) is one INSERT into ingest_inbox (ingest-inbox.ts), or, while Postgres is
  * unreachable, an fsynced append to the events journal, replayed into the inbox once it is back. The events just
  * committed are then processed from memory (event-processor.ts: prepare, store, outcome counts, and the deletion of
- * their inbox rows, in one transaction per batch).
+ * their inbox rows, in one transaction per batch; one batch at a time, of whatever was acknowledged meanwhile).
  *
  * - Full queue: events waiting for the inbox plus events in it not yet processed (so a stuck processing refuses
  *   new events instead of filling the inbox), or their bytes: ingest_queue_full (503, Retry-After).
@@ -60,6 +60,8 @@ export type WriteBatch = ProcessBatch;
 export type Reservation = RowReservation<QueuedEvent>;
 
 const OUTCOME_FLUSH_MS = 1_000;
+/** How long acknowledged events gather before they are processed (nobody waits for the processing). */
+const PROCESS_WAIT_MS = 20;
 const SWEEP_MS = 5_000;
 
 export class BatchWriter {
@@ -90,8 +92,11 @@ export class BatchWriter {
       log: ctx.log,
       write,
       batchSize: opts.batchSize,
-      flushMs: opts.flushMs,
-      concurrency: opts.concurrency,
+      flushMs: Math.max(opts.flushMs, PROCESS_WAIT_MS),
+      // One processing transaction at a time: what is acknowledged meanwhile gathers into the next batch, so batches
+      // grow with the load (fewer statements per event), and this node's batches never wait for each other's locks
+      // on the same issues. The acknowledgements, which clients wait for, keep `concurrency` commits at once.
+      concurrency: 1,
       takeOutcomes: () => this.#outcomes.take(),
       putBackOutcomes: (rows) => this.#outcomes.putBack(rows),
       onRejected: (e) => this.#outcomes.add(e.project.id, e.receivedAt, invalid('invalid_event'), 'error'),
