@@ -8,7 +8,7 @@ import { buildServer, type Server } from '../../server/build-server.ts';
 import { openContext } from '../../server/open-context.ts';
 import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from './test-server.ts';
 
-export async function startSecondNode(first: TestServer, role: Role = 'proxy'): Promise<Server> {
+export async function startSecondNode(first: TestServer, role: Role = 'proxy', env: Record<string, string> = {}): Promise<Server> {
   if (!first.databaseUrl || !process.env.REDIS_URL) throw new Error('a second node needs DATABASE_URL and REDIS_URL');
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-'));
   const config = loadConfig({
@@ -21,6 +21,7 @@ export async function startSecondNode(first: TestServer, role: Role = 'proxy'): 
     DATABASE_URL: first.databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     SVC_REDIS_PREFIX: first.redisPrefix,
+    ...env,
   });
   const ctx = await openContext(config, createLogger(config.logLevel));
   const server = await buildServer(ctx, role);
