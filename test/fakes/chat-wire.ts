@@ -45,6 +45,7 @@ export const chatWire: FakeWire & { includeUsage: WeakMap<FakeRequestInfo, boole
       tools: (body.tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean),
       lastIsToolResult: last?.role === 'tool',
       lastUserText: textOf(lastUser?.content),
+      toolResults: msgs.filter((m) => m.role === 'tool').map((m) => textOf(m.content)),
     };
     this.includeUsage.set(info, body.stream_options?.include_usage === true);
     return info;

@@ -1,6 +1,8 @@
 /**
  * A fake outbound HTTP proxy on 127.0.0.1 for per-account proxy tests: tunnels CONNECT requests and forwards
- * absolute-URI requests, recording the target of each (so a test can tell which calls went through it).
+ * absolute-URI requests, recording the target of each (so a test can tell which calls went through it). With
+ * `refuse`, it records the target and answers 403 without connecting anywhere (a guard that keeps a client off the
+ * internet and tells the test where it tried to go).
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,10 +15,11 @@ export class FakeConnectProxy {
   #server: Server;
   #sockets = new Set<Socket>();
 
-  constructor() {
+  constructor(opts: { refuse?: boolean } = {}) {
     this.#server = createServer((req, res) => {
       const u = new URL(req.url ?? '');
       this.targets.push(u.host);
+      if (opts.refuse) return void res.writeHead(403).end();
       const up = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers }, (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
@@ -26,6 +29,7 @@ export class FakeConnectProxy {
     });
     this.#server.on('connect', (req, client: Socket, head: Buffer) => {
       this.targets.push(req.url ?? '');
+      if (opts.refuse) return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       const [host, port] = (req.url ?? '').split(':');
       const up = connect(Number(port), host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');

@@ -6,7 +6,8 @@
  * request offers tools and the last turn is not a tool result ("parallel" in the user text asks for two calls),
  * streamed when the request asks for a stream, with usage figures. Tests script the next answers with `script()`:
  * an HTTP error (with retry-after), a stream cut short, a malformed SSE frame, a slow stream, a hang, a recorded
- * stream from test/fixtures replayed byte for byte, or a custom answer. Every call is recorded (`calls`), including whether the client went away before the answer ended.
+ * stream from test/fixtures replayed byte for byte, or a custom answer; a `policy` decides the unscripted answers
+ * from the request (a scripted model that drives an agent through a task). Every call is recorded (`calls`), including whether the client went away before the answer ended.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -76,7 +77,12 @@ export interface FakeRequestInfo {
   tools: string[];
   lastIsToolResult: boolean;
   lastUserText: string;
+  /** The text of every tool result in the conversation, oldest first (JSON for structured results). */
+  toolResults?: string[];
 }
+
+/** Decides an unscripted answer from the request (a scripted "model" for a multi-step task); undefined: the default. */
+export type FakePolicy = (info: FakeRequestInfo, call: FakeCall) => Partial<FakeAnswer> | undefined;
 
 /** One wire style: reading requests and writing answers, errors and lists exactly as the real API does. */
 export interface FakeWire {
@@ -109,6 +115,8 @@ export class FakeUpstream {
   readonly calls: FakeCall[] = [];
   /** Model ids listed by the models endpoint. */
   models: string[];
+  /** Consulted for each generate request that no script answers. */
+  policy: FakePolicy | undefined;
   url = '';
   #server: Server;
   #scripts: FakeScript[] = [];
@@ -173,7 +181,8 @@ export class FakeUpstream {
       const headers: Record<string, string> = script.retryAfter !== undefined ? { 'retry-after': String(script.retryAfter) } : {};
       return this.#send(res, script.error, script.body ?? this.wire.error(script.error, script.message ?? `Fake upstream error ${script.error}.`), headers);
     }
-    const answer: FakeAnswer = { ...defaultAnswer(info), ...(script && 'answer' in script ? script.answer : {}) };
+    const chosen = script ? ('answer' in script ? script.answer : {}) : this.policy?.(info, call);
+    const answer: FakeAnswer = { ...defaultAnswer(info), ...chosen };
     if (script && 'cutBody' in script) {
       const text = info.stream ? '' : JSON.stringify(this.wire.json(answer, info));
       res.writeHead(200, info.stream ? { 'content-type': 'text/event-stream' } : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

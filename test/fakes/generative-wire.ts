@@ -18,6 +18,9 @@ const RPC: Record<number, string> = {
 };
 
 const sseMode = new WeakMap<FakeRequestInfo, boolean>();
+// Each answer its own responseId, as the real API gives (clients and the gateway derive call ids from it).
+const responseIds = new WeakMap<FakeRequestInfo, string>();
+let answered = 0;
 
 function usage(a: FakeAnswer) {
   const reasoning = a.usage.reasoning ?? 0;
@@ -34,7 +37,8 @@ function usage(a: FakeAnswer) {
 function response(parts: Record<string, unknown>[], info: FakeRequestInfo, finish?: string, meta?: unknown) {
   const candidate: Record<string, unknown> = { content: { parts, role: 'model' }, index: 0 };
   if (finish) candidate.finishReason = finish;
-  const r: Record<string, unknown> = { candidates: [candidate], modelVersion: info.model, responseId: 'fakeResp1' };
+  if (!responseIds.has(info)) responseIds.set(info, `fakeResp${++answered}`);
+  const r: Record<string, unknown> = { candidates: [candidate], modelVersion: info.model, responseId: responseIds.get(info) };
   if (meta) r.usageMetadata = meta;
   return r;
 }
@@ -62,6 +66,7 @@ export const generativeWire: FakeWire = {
       tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? '')).filter(Boolean),
       lastIsToolResult: (last?.parts ?? []).some((p) => p.functionResponse !== undefined),
       lastUserText: textOf(lastUser?.parts),
+      toolResults: contents.flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse !== undefined).map((p) => JSON.stringify(p.functionResponse)),
     };
     sseMode.set(info, query.get('alt') === 'sse');
     return info;

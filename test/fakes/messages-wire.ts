@@ -53,6 +53,9 @@ export const messagesWire: FakeWire = {
       tools: (body.tools ?? []).map((t) => t.name ?? '').filter(Boolean),
       lastIsToolResult: last?.role === 'user' && isToolResult(last.content),
       lastUserText: textOf(lastUser?.content),
+      toolResults: msgs.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
+        .filter((b) => (b as { type?: string })?.type === 'tool_result')
+        .map((b) => textOf((b as { content?: unknown }).content)),
     };
   },
 

@@ -7,7 +7,7 @@ import { sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } fro
 
 interface ResponsesBody {
   model?: string;
-  input?: string | { type?: string; role?: string; content?: unknown }[];
+  input?: string | { type?: string; role?: string; content?: unknown; output?: unknown }[];
   tools?: { name?: string }[];
   stream?: boolean;
 }
@@ -62,6 +62,7 @@ export const responsesWire: FakeWire = {
       tools: (body.tools ?? []).map((t) => t.name ?? '').filter(Boolean),
       lastIsToolResult: last?.type === 'function_call_output',
       lastUserText: textOf(lastUser?.content),
+      toolResults: input.filter((i) => i.type === 'function_call_output').map((i) => (typeof i.output === 'string' ? i.output : textOf(i.output))),
     };
   },
 

@@ -1,0 +1,124 @@
+/**
+ * How to run each pinned coding agent (devDependencies) against the gateway, with default settings except what keeps
+ * it local: no telemetry, no update checks, no side traffic. Everything lives in a temporary HOME per run. The same
+ * settings are documented in docs/gateway.md ("Coding agents").
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FileReader } from './file-hunt-policy.ts';
+
+export interface AgentLaunch {
+  command: string;
+  args: string[];
+  /** The agent's own variables (the runner adds PATH, HOME and the proxy guard). */
+  env: Record<string, string>;
+}
+
+export interface LaunchOptions {
+  /** The temporary HOME, where the agent's configuration is written. */
+  home: string;
+  /** The gateway's base URL, without a path. */
+  gateway: string;
+  /** A gateway key, sk-svc-…. */
+  key: string;
+  model: string;
+  /** A second model for side calls (titles, summaries), where the agent has one. */
+  smallModel: string;
+  task: string;
+}
+
+export interface CodingAgent {
+  name: string;
+  /** The wire style the agent speaks to the gateway. */
+  style: 'messages' | 'responses' | 'generative';
+  /** The agent's own tools that read a file, in the order a model would pick them. */
+  readers: FileReader[];
+  launch(o: LaunchOptions): AgentLaunch;
+}
+
+const require = createRequire(import.meta.url);
+
+/** A file of an installed package (through Node, so the platform binaries' wrappers find their packages). */
+function packageFile(pkg: string, file: string): string {
+  return join(dirname(require.resolve(`${pkg}/package.json`)), file);
+}
+
+export const claudeCode: CodingAgent = {
+  name: 'Claude Code',
+  style: 'messages',
+  readers: [{ tool: 'Read', args: (path, dir) => ({ file_path: join(dir, path) }) }],
+  launch: (o) => ({
+    command: process.execPath,
+    // As root, --dangerously-skip-permissions is refused: allow the tools the task needs instead.
+    args: [packageFile('@anthropic-ai/claude-code', 'cli-wrapper.cjs'), '-p', o.task, '--allowedTools', 'Read', 'Bash'],
+    env: {
+      ANTHROPIC_BASE_URL: o.gateway,
+      ANTHROPIC_API_KEY: o.key,
+      ANTHROPIC_MODEL: o.model,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: o.smallModel,
+      // Telemetry, error reporting, the auto-updater and feedback: off.
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    },
+  }),
+};
+
+export const codexCli: CodingAgent = {
+  name: 'Codex CLI',
+  style: 'responses',
+  readers: [{ tool: 'exec_command', args: (path) => ({ cmd: `cat ${path}` }) }],
+  launch: (o) => {
+    const codexHome = join(o.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    // wire_api "chat" is refused by this version ("no longer supported"): responses is the only wire.
+    writeFileSync(join(codexHome, 'config.toml'), [
+      `model = "${o.model}"`,
+      'model_provider = "svc"',
+      'check_for_update_on_startup = false',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      // Plugins and apps reach out to chatgpt.com and github.com at start.
+      '[features]',
+      'plugins = false',
+      'apps = false',
+      '',
+      '[model_providers.svc]',
+      'name = "svc"',
+      `base_url = "${o.gateway}/v1"`,
+      'env_key = "SVC_API_KEY"',
+      'wire_api = "responses"',
+      '',
+    ].join('\n'));
+    return {
+      command: process.execPath,
+      args: [packageFile('@openai/codex', 'bin/codex.js'), 'exec', '--skip-git-repo-check', o.task],
+      env: { CODEX_HOME: codexHome, SVC_API_KEY: o.key },
+    };
+  },
+};
+
+export const geminiCli: CodingAgent = {
+  name: 'Gemini CLI',
+  style: 'generative',
+  readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
+  launch: (o) => {
+    const dir = join(o.home, '.gemini');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({
+      // With GOOGLE_GEMINI_BASE_URL alone the CLI picks a "gateway" auth type that its own check then refuses.
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }));
+    return {
+      command: process.execPath,
+      args: [packageFile('@google/gemini-cli', 'bundle/gemini.js'), '-m', o.model, '-p', o.task],
+      env: { GOOGLE_GEMINI_BASE_URL: o.gateway, GEMINI_API_KEY: o.key, GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+    };
+  },
+};
+
+export const CODING_AGENTS = [claudeCode, codexCli, geminiCli];

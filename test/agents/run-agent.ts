@@ -1,0 +1,73 @@
+/**
+ * Runs one coding agent as a user would, in a fresh temporary HOME and working directory holding the file hunt
+ * (file-hunt-policy.ts), with a clean environment: PATH, HOME, the agent's own variables, and a proxy that refuses
+ * every connection (loopback excepted), so the agent cannot reach the internet and the test sees where it tried to.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { AgentLaunch, CodingAgent, LaunchOptions } from './coding-agents.ts';
+import { CLUE_FILE, clueText, SECRET_FILE } from './file-hunt-policy.ts';
+
+export interface AgentWorkspace {
+  home: string;
+  /** The working directory, holding the clue and the secret. */
+  dir: string;
+  secret: string;
+  remove(): void;
+}
+
+export interface AgentResult {
+  /** null when the run was killed at its time limit. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export const AGENT_TASK = `Read ${CLUE_FILE} in the current directory, follow it, and tell me the secret word.`;
+
+export function makeWorkspace(): AgentWorkspace {
+  const root = mkdtempSync(join(tmpdir(), 'svc-agent-'));
+  const home = join(root, 'home');
+  const dir = join(root, 'work');
+  const secret = `SECRET-${randomBytes(4).toString('hex').toUpperCase()}`;
+  mkdirSync(home);
+  mkdirSync(dirname(join(dir, SECRET_FILE)), { recursive: true });
+  writeFileSync(join(dir, CLUE_FILE), clueText());
+  writeFileSync(join(dir, SECRET_FILE), `${secret}\n`);
+  return { home, dir, secret, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function launchAgent(agent: CodingAgent, ws: AgentWorkspace, o: Omit<LaunchOptions, 'home' | 'task'>): AgentLaunch {
+  return agent.launch({ ...o, home: ws.home, task: AGENT_TASK });
+}
+
+/** Runs the agent to its exit, or kills its whole process group after `timeoutMs`. */
+export function runAgent(launch: AgentLaunch, ws: AgentWorkspace, proxyUrl: string, timeoutMs: number): Promise<AgentResult> {
+  const env: Record<string, string> = {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: ws.home,
+    TMPDIR: ws.home,
+    HTTPS_PROXY: proxyUrl,
+    HTTP_PROXY: proxyUrl,
+    NO_PROXY: '127.0.0.1,localhost',
+    ...launch.env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(launch.command, launch.args, { cwd: ws.dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
