@@ -13,10 +13,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { readableTeams } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
-import { priceOf } from '../../core/ai/price-of.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
 import { principal } from '../auth-hook.ts';
 import { COMPRESSION_REPORT } from './compression-schemas.ts';
+import { addSavings } from '../usage/compression-savings.ts';
 
 const GROUPS = { key: 'key_id', model: 'model', team: 'team_id' } as const;
 type GroupBy = keyof typeof GROUPS;
@@ -43,7 +43,6 @@ interface Item {
   cache_breaks: number;
 }
 
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/compression/report', {
@@ -82,15 +81,7 @@ export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): 
     for (const row of r.rows) {
       const id = `${row.grp}\u0000${row.mode}`;
       const it = items.get(id) ?? { group: row.grp, mode: row.mode, calls: 0, tokens_before: 0, tokens_after: 0, tokens_saved: 0, dollars_saved: 0, dollars_saved_uncached: 0, cache_breaks: 0 };
-      const before = Number(row.before);
-      const after = Number(row.after);
-      const price = priceOf(row.model, overrides);
-      it.calls += row.calls;
-      it.tokens_before += before;
-      it.tokens_after += after;
-      it.tokens_saved += before - after;
-      it.dollars_saved = round(it.dollars_saved + ((before - after) * (price?.cacheRead ?? 0)) / 1e6);
-      it.dollars_saved_uncached = round(it.dollars_saved_uncached + ((before - after) * (price?.input ?? 0)) / 1e6);
+      addSavings(it, row.model, row.calls, Number(row.before), Number(row.after), overrides);
       it.cache_breaks += row.breaks;
       items.set(id, it);
     }

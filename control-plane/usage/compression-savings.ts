@@ -29,6 +29,17 @@ const none = (): Savings => ({ calls: 0, tokens_before: 0, tokens_after: 0, toke
 export const noSavings = (): CompressionSavings => ({ on: none(), audit_only: none() });
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/** Adds calls of one model to `s`, pricing the saved tokens at its cache-read and its input price. */
+export function addSavings(s: Savings, model: string, calls: number, before: number, after: number, overrides: readonly PriceOverride[]): void {
+  const price = priceOf(model, overrides);
+  s.calls += calls;
+  s.tokens_before += before;
+  s.tokens_after += after;
+  s.tokens_saved += before - after;
+  s.dollars_saved = round(s.dollars_saved + ((before - after) * (price?.cacheRead ?? 0)) / 1e6);
+  s.dollars_saved_uncached = round(s.dollars_saved_uncached + ((before - after) * (price?.input ?? 0)) / 1e6);
+}
+
 /** The key of a group's values, as usage-routes.ts builds it from g0…g3. */
 export const groupKey = (values: ReadonlyArray<string | null>): string => values.map((v) => v ?? '').join('\u0000');
 
@@ -56,16 +67,7 @@ export async function querySavings(db: Queryable, f: UsageFilter, groups: readon
   const out = new Map<string, CompressionSavings>();
   const add = (key: string, row: (typeof r.rows)[number]) => {
     const s = out.get(key) ?? noSavings();
-    const m = row.mode === 'on' ? s.on : s.audit_only;
-    const before = Number(row.before);
-    const after = Number(row.after);
-    const price = priceOf(row.model, overrides);
-    m.calls += row.calls;
-    m.tokens_before += before;
-    m.tokens_after += after;
-    m.tokens_saved += before - after;
-    m.dollars_saved = round(m.dollars_saved + ((before - after) * (price?.cacheRead ?? 0)) / 1e6);
-    m.dollars_saved_uncached = round(m.dollars_saved_uncached + ((before - after) * (price?.input ?? 0)) / 1e6);
+    addSavings(row.mode === 'on' ? s.on : s.audit_only, row.model, row.calls, Number(row.before), Number(row.after), overrides);
     out.set(key, s);
   };
   for (const row of r.rows) {
