@@ -68,6 +68,10 @@ export interface Config {
   /** Link peers may be private addresses (docs/links.md#private-addresses). */
   allowPrivatePeers: boolean;
   peerTimeoutMs: number;
+  /** The web panel's origin, allowed to call the gateway's /v1 and /v1beta from a browser (CORS; docs/panel.md). */
+  panelOrigin: string | undefined;
+  /** How the panel reaches the gateway, told to it by the control plane; unset = the panel's own origin. */
+  gatewayUrl: string | undefined;
 }
 
 export interface PeerConfig {
@@ -164,6 +168,11 @@ function peer(env: Env, name: 'APPS' | 'PAGES'): PeerConfig | undefined {
   return u && token ? { url: u.replace(/\/+$/, ''), token } : undefined;
 }
 
+/** A browser origin (scheme, host, port) of a URL, as an Origin header names it. */
+function originOf(u: string | undefined): string | undefined {
+  return u === undefined ? undefined : new URL(u).origin;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -231,5 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     pagesPeer: peer(env, 'PAGES'),
     allowPrivatePeers: bool(env, 'SVC_ALLOW_PRIVATE_PEERS', false),
     peerTimeoutMs: int(env, 'SVC_PEER_TIMEOUT_MS', 10_000, 100, 300_000),
+    panelOrigin: originOf(url(env, 'SVC_PANEL_ORIGIN', ['http:', 'https:'])),
+    gatewayUrl: url(env, 'SVC_GATEWAY_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
   };
 }

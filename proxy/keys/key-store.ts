@@ -15,6 +15,7 @@ import { matchesModel } from '../../core/ai/model-pattern.ts';
 import { hashSecret } from '../../core/ids.ts';
 import type { CompressionMode } from '../../core/ai/compression-settings.ts';
 import { KeyUseRecorder } from './key-use-recorder.ts';
+import { isPlaygroundSecret } from '../../core/ai/playground-credential.ts';
 
 export interface GatewayKey {
   id: string;
@@ -51,6 +52,8 @@ const NEGATIVE_TTL_MS = 5_000;
 const NEGATIVE_MAX = 10_000;
 const MISSING = Symbol('missing');
 const HASH_MEMO_MAX = 10_000;
+const KEY_COLUMNS = `k.id, k.team_id, k.owner_user_id, k.name, k.allowed_models, k.limits, k.log_bodies, k.compression,
+  k.response_store_ttl, (SELECT t.compression FROM teams t WHERE t.id = k.team_id) AS team_compression`;
 
 export function toGatewayKey(r: KeyRow): GatewayKey {
   const patterns = r.allowed_models ?? [];
@@ -103,7 +106,7 @@ export class KeyStore {
       this.uses.touch(cached.id);
       return cached;
     }
-    return this.#lookUp(hash).then((k) => {
+    return this.#lookUp(hash, isPlaygroundSecret(secret)).then((k) => {
       if (k) this.uses.touch(k.id);
       return k;
     });
@@ -120,14 +123,15 @@ export class KeyStore {
     return hash;
   }
 
-  async #lookUp(hash: string): Promise<GatewayKey | undefined> {
+  /** A playground credential (core/ai/playground-credential.ts) is read each time: it expires within minutes. */
+  async #lookUp(hash: string, playground: boolean): Promise<GatewayKey | undefined> {
     const missAt = this.#missing.get(hash);
     if (missAt !== undefined) {
       if (Date.now() - missAt < NEGATIVE_TTL_MS) return undefined;
       this.#missing.delete(hash);
     }
     try {
-      return await this.#cache.get(hash, (h) => this.#load(h));
+      return await (playground ? this.#loadPlayground(hash) : this.#cache.get(hash, (h) => this.#load(h)));
     } catch (err) {
       if (err !== MISSING) throw err;
       if (this.#missing.size >= NEGATIVE_MAX) this.#missing.delete(this.#missing.keys().next().value as string);
@@ -138,12 +142,20 @@ export class KeyStore {
 
   async #load(hash: string): Promise<GatewayKey> {
     const r = await this.#ctx.db.query<KeyRow>(
-      `SELECT id, team_id, owner_user_id, name, allowed_models, limits, log_bodies, compression, response_store_ttl,
-              (SELECT t.compression FROM teams t WHERE t.id = team_id) AS team_compression
-         FROM gateway_keys WHERE key_hash = $1 AND deleted_at IS NULL AND NOT disabled`,
+      `SELECT ${KEY_COLUMNS} FROM gateway_keys k WHERE k.key_hash = $1 AND k.deleted_at IS NULL AND NOT k.disabled`,
       [hash],
     );
     // Thrown, not returned: LookupCache keeps only successful loads, so unknown hashes stay out of it.
+    if (r.rows.length === 0) throw MISSING;
+    return toGatewayKey(r.rows[0]);
+  }
+
+  async #loadPlayground(hash: string): Promise<GatewayKey> {
+    const r = await this.#ctx.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM playground_credentials p JOIN gateway_keys k ON k.id = p.key_id
+        WHERE p.hash = $1 AND p.expires_at > $2 AND k.deleted_at IS NULL AND NOT k.disabled`,
+      [hash, new Date(this.#ctx.clock.now())],
+    );
     if (r.rows.length === 0) throw MISSING;
     return toGatewayKey(r.rows[0]);
   }
