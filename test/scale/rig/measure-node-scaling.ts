@@ -4,7 +4,7 @@
  * (the figures should stay within about ±10 % of each other). A measurement, not a test (no figure is asserted):
  *
  *   node test/scale/rig/measure-node-scaling.ts [--seconds 15] [--rounds 2] [--calls-per-s 150] [--events-per-s 250]
- *     [--nodes 1,2,3]
+ *     [--nodes 1,2,3] [--node-options '<NODE_OPTIONS for the svc nodes>']
  *
  * Each round starts a fresh set of nodes per node count (order alternating between rounds) on the same database,
  * warms it up, then sends gateway calls alone and events alone at the fixed rate (open loop), and reads the CPU
@@ -22,7 +22,7 @@ import { ADMIN_TOKEN, SECRET_KEY } from '../../support/test-server.ts';
 import { startThrowawayPostgres } from '../../support/throwaway-postgres.ts';
 import { startThrowawayRedis } from '../../support/throwaway-redis.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '15' }, rounds: { type: 'string', default: '2' }, 'calls-per-s': { type: 'string', default: '150' }, 'events-per-s': { type: 'string', default: '250' }, nodes: { type: 'string', default: '1,2,3' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '15' }, rounds: { type: 'string', default: '2' }, 'calls-per-s': { type: 'string', default: '150' }, 'events-per-s': { type: 'string', default: '250' }, nodes: { type: 'string', default: '1,2,3' }, 'node-options': { type: 'string', default: '' } } });
 const NODES = values.nodes.split(',').map(Number);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
@@ -96,7 +96,8 @@ async function openLoop(rate: number, seconds: number, send: () => Promise<numbe
 }
 
 const [pgs, redis, chat] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis(), startFake('chat', ['gpt-4o-mini'])]);
-const env = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'scale:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY };
+const env: Record<string, string> = { DATABASE_URL: pgs.url, REDIS_URL: redis.url, SVC_REDIS_PREFIX: 'scale:', SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY };
+if (values['node-options']) env.NODE_OPTIONS = values['node-options'];
 const db = new pg.Client({ connectionString: pgs.url });
 let setup: { projectId: number; dsnKey: string; gatewayKey: string } | undefined;
 const rows: string[] = [];
