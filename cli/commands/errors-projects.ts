@@ -4,6 +4,7 @@ import { seg } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand, defineGroup } from '../command.ts';
 import type { Column } from '../output.ts';
+import { LINK_COLUMNS, type Link } from './link-columns.ts';
 
 export interface Project {
   id: number;
@@ -116,18 +117,27 @@ const show = defineCommand({
 
 const rotateKey = defineCommand({
   name: 'rotate-key',
-  summary: 'Give a project a new DSN; the old one is refused at once',
+  summary: 'Give a project a new DSN; the old one is refused at once; linked apps and aliases get the new one',
   args: [{ name: 'project', required: true, description: 'Project id or slug.' }],
-  options: { team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' } },
-  examples: ['svc errors projects rotate-key 12'],
+  options: {
+    team: { type: 'string', value: 'TEAM', description: 'The team, when several have a project with this slug.' },
+    restart: { type: 'boolean', description: 'Also restart the linked apps, which read the DSN only when they start.' },
+  },
+  examples: ['svc errors projects rotate-key 12', 'svc errors projects rotate-key web-shop --restart'],
   async run(ctx) {
     const api = ctx.api();
     const id = await resolveProject(api, ctx.args.project as string, ctx.opts.team);
-    const k = await api.post<{ public_key: string; dsn: string; revoked: string[] }>(`/api/v1/projects/${seg(String(id))}/keys`);
+    const k = await api.post<{ public_key: string; dsn: string; revoked: string[]; links: Link[] }>(`/api/v1/projects/${seg(String(id))}/keys`, { restart: ctx.opts.restart === true });
     ctx.out.result(k, () => {
       ctx.out.line(`New DSN of project ${id}:`);
       ctx.out.line(k.dsn);
       if (k.revoked.length) ctx.out.note(`Revoked: ${k.revoked.join(', ')} (events sent with it are now refused).`);
+      if (k.links.length) {
+        ctx.out.line();
+        ctx.out.table(k.links, LINK_COLUMNS);
+        if (k.links.some((l) => l.state === 'stale')) ctx.out.note('Stale links are retried until their service takes the new DSN.');
+        if (ctx.opts.restart !== true && k.links.some((l) => l.kind === 'app')) ctx.out.note('Linked apps send the old DSN, now refused, until their next deploy; --restart restarts them.');
+      }
     });
   },
 });

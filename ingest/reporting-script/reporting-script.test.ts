@@ -33,6 +33,16 @@ describe('the reporting script', () => {
     expect(reportingScript(publicUrl, 123457, KEY).etag).not.toBe(etag);
   });
 
+  it('keeps at least 100 bytes of headroom under 2 KB with a 200-character public URL', () => {
+    // The pages service inserts the script into every HTML page of a linked alias (docs/links.md): it stays small.
+    const publicUrl = `https://${'e'.repeat(200 - 'https://'.length - '.example.com'.length)}.example.com`;
+    expect(publicUrl).toHaveLength(200);
+    // A ten-digit project id: four billion projects.
+    const { body } = reportingScript(publicUrl, 4_000_000_000, KEY);
+    expect(() => new Script(body)).not.toThrow();
+    expect(SCRIPT_MAX_BYTES - Buffer.byteLength(body)).toBeGreaterThanOrEqual(100);
+  });
+
   it('is the readable source, minified (the same tokens without comments)', () => {
     const source = readFileSync(new URL('./svc-errors.js', import.meta.url), 'utf8');
     expect(source.length).toBeGreaterThan(SCRIPT_FUNCTION.length * 1.5);
