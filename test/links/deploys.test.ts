@@ -4,12 +4,13 @@
  * two nodes poll at once and when a node that remembers nothing (a restart) polls again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import type { TestServer } from '../support/test-server.ts';
 import { startSecondNode } from '../support/second-node.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
 import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
 import { DEPLOY_POLL_JOB } from '../../control-plane/links/deploy-poller.ts';
-import { startFakePeers, type FakeDeploy, type FakePeers } from './support/fake-peer.ts';
+import type { FakeDeploy, FakePeers } from './support/fake-peer.ts';
+import { linkAsAdmin, startWithPeers } from './support/link-fixtures.ts';
 
 let s: TestServer;
 let peers: FakePeers;
@@ -17,26 +18,19 @@ let project: Project;
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 12, minute)).toISOString();
 
 beforeAll(async () => {
-  peers = await startFakePeers();
-  s = await startTestServer({ listen: true, env: peers.env });
-  peers.trust(s.url);
+  ({ s, peers } = await startWithPeers());
   project = await createTeamProject(s, await makeTeam(s, 'dep'));
   // Newest first, as the peers list them, with a duplicate, a deploy out of order and a failed one.
-  peers.apps.add('web', [
+  await linkAsAdmin(s, peers, project.id, ['web', [
     { id: 'd3', release_number: 3, created_at: at(30), status: 'ready' },
     { id: 'd4', release_number: 4, created_at: at(35), status: 'failed' },
     { id: 'd1', release_number: 1, created_at: at(10), status: 'ready' },
     { id: 'd2', release_number: 2, created_at: at(20), status: 'ready' },
     { id: 'd2', release_number: 2, created_at: at(20), status: 'ready' },
-  ]);
-  peers.pages.add('shop', [
+  ]], ['shop', [
     { id: 'p2', alias: 'shop', created_at: at(25), status: 'ready' },
     { id: 'p1', alias: 'shop', created_at: at(5), status: 'ready' },
-  ]);
-  peers.apps.allow('web', 'admin');
-  peers.pages.allow('shop', 'admin');
-  expect((await s.api('PUT', `/api/v1/projects/${project.id}/links/apps/web`, {})).statusCode).toBe(201);
-  expect((await s.api('PUT', `/api/v1/projects/${project.id}/links/aliases/shop`, {})).statusCode).toBe(201);
+  ]]);
 }, 60_000);
 afterAll(async () => {
   await s?.close();

@@ -1,10 +1,11 @@
 /** svc errors links … and svc errors projects rotate-key --restart, the real CLI against a server with fake peers. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/test-server.ts';
+import { ADMIN_TOKEN, type TestServer } from '../support/test-server.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
 import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
 import { runSvc } from '../cli/run-svc.ts';
-import { startFakePeers, type FakePeers } from './support/fake-peer.ts';
+import type { FakePeers } from './support/fake-peer.ts';
+import { startWithPeers } from './support/link-fixtures.ts';
 
 let s: TestServer;
 let peers: FakePeers;
@@ -12,9 +13,7 @@ let project: Project;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  peers = await startFakePeers();
-  s = await startTestServer({ listen: true, env: peers.env });
-  peers.trust(s.url);
+  ({ s, peers } = await startWithPeers());
   project = await createTeamProject(s, await makeTeam(s, 'cli'), { slug: 'web-shop' });
   peers.apps.add('front');
   peers.apps.allow('front', 'admin');

@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { startWithPeers } from './support/link-fixtures.ts';
 import { makeTeam, makeUser, expectErrorCode } from '../api/access-fixtures.ts';
 import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
-import { startFakePeers, type FakePeer } from './support/fake-peer.ts';
+import type { FakePeer, FakePeers } from './support/fake-peer.ts';
 
 let s: TestServer;
-let peers: Awaited<ReturnType<typeof startFakePeers>>;
+let peers: FakePeers;
 let apps: FakePeer;
 let pages: FakePeer;
 let team: string;
@@ -18,10 +19,8 @@ let project: Project;
 let alice: { id: string; headers: Record<string, string> };
 
 beforeAll(async () => {
-  peers = await startFakePeers();
+  ({ s, peers } = await startWithPeers({ env: { SVC_PEER_TIMEOUT_MS: '500' } }));
   ({ apps, pages } = peers);
-  s = await startTestServer({ listen: true, env: { ...peers.env, SVC_PEER_TIMEOUT_MS: '500' } });
-  peers.trust(s.url);
   team = await makeTeam(s, 'shop');
   project = await createTeamProject(s, team);
   alice = await makeUser(s, 'alice', { [team]: 'member' });

@@ -4,11 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import type { TestServer } from '../support/test-server.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
 import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
 import { LINK_SYNC_JOB } from '../../control-plane/links/link-sync.ts';
-import { startFakePeers, type FakePeers } from './support/fake-peer.ts';
+import type { FakePeers } from './support/fake-peer.ts';
+import { linkAsAdmin, startWithPeers } from './support/link-fixtures.ts';
 
 let s: TestServer;
 let peers: FakePeers;
@@ -25,17 +26,9 @@ interface LinkState {
 }
 
 beforeAll(async () => {
-  peers = await startFakePeers();
-  s = await startTestServer({ listen: true, clock, env: peers.env });
-  peers.trust(s.url);
+  ({ s, peers } = await startWithPeers({ clock }));
   project = await createTeamProject(s, await makeTeam(s, 'rot'));
-  peers.apps.add('web');
-  peers.pages.add('shop');
-  // The admin token's access token has the subject `admin`.
-  peers.apps.allow('web', 'admin');
-  peers.pages.allow('shop', 'admin');
-  expect((await s.api('PUT', `/api/v1/projects/${project.id}/links/apps/web`, {})).statusCode).toBe(201);
-  expect((await s.api('PUT', `/api/v1/projects/${project.id}/links/aliases/shop`, {})).statusCode).toBe(201);
+  await linkAsAdmin(s, peers, project.id, ['web'], ['shop']);
 }, 60_000);
 afterAll(async () => {
   await s?.close();
