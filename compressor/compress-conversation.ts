@@ -7,7 +7,9 @@
  * Steps, per tool output of an old turn: the lossless ones (tidy-output.ts: terminal codes, repeated lines,
  * whitespace and JSON), then a reference to an identical earlier output instead of a second copy, then, past the
  * lossy threshold, the head-and-tail cut of a huge output (cut-output.ts). Reasoning of earlier exchanges is dropped
- * only when the caller says the upstream ignores it (`dropOldReasoning`).
+ * only when the caller says the upstream ignores it (`dropOldReasoning`). With summaries (summary-span.ts), from the
+ * second step on the oldest turns are replaced by a summary when the caller has one ready for exactly those turns;
+ * the turns after them are compressed as a conversation of their own (no reference points into the summary).
  *
  * Never touched: the system prompt, the tool definitions, the turns after the frontier (the last turns always),
  * user and assistant text, tool calls, images, documents, and the pairing of calls with results (no part is removed
@@ -17,6 +19,7 @@ import type { Conversation, Part, TextPart, ToolResultPart, Turn } from '../tran
 import { tokensOfChars, type CompressOptions } from './compress-options.ts';
 import { cutOutput } from './cut-output.ts';
 import { frontierOf, type Frontier } from './frontier.ts';
+import { summarySpanAt, summaryTurn, type SummaryOptions, type SummarySpan } from './summary-span.ts';
 import { tidyOutput } from './tidy-output.ts';
 import { turnChars } from './turn-size.ts';
 
@@ -27,6 +30,8 @@ export interface StepSavings {
   duplicates: number;
   cut: number;
   reasoning: number;
+  /** Turns replaced by a summary, minus the summary. */
+  summary: number;
 }
 
 export interface CompressResult {
@@ -37,6 +42,8 @@ export interface CompressResult {
   beforeTokens: number;
   afterTokens: number;
   saved: StepSavings;
+  /** The span a summary would replace at this step (asked for whether or not one was ready), and whether it did. */
+  summary?: SummarySpan & { used: boolean };
 }
 
 export function duplicateMarker(callId: string): string {
@@ -116,30 +123,38 @@ function compressTurn(turn: Turn, pass: Pass, reasoningDroppable: boolean): Turn
   return changed ? { ...turn, parts: out } : turn;
 }
 
-export function compressConversation(conv: Conversation, opts: CompressOptions): CompressResult {
+const NO_SAVINGS: StepSavings = Object.freeze({ ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0, summary: 0 });
+
+export function compressConversation(conv: Conversation, opts: CompressOptions, summaries?: SummaryOptions): CompressResult {
   const sizes = conv.turns.map(turnChars);
   const beforeChars = sizes.reduce((a, b) => a + b, 0);
   const frontier = frontierOf(sizes, opts);
   const pass: Pass = { opts, lossy: frontier.lossy, seen: new Map(), chars: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
   const beforeTokens = tokensOfChars(beforeChars);
-  if (frontier.index === 0) {
-    return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
-  }
+  if (frontier.index === 0) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved: { ...NO_SAVINGS } };
+  // A summary only at the second step on, of the turns before the first step's frontier or a later one.
+  const span = summaries && frontier.level >= 1 ? summarySpanAt(conv.turns, frontier.previous, summaries.minTokens) : undefined;
+  const text = span && summaries ? summaries.lookup(span.hash) : undefined;
+  const start = text === undefined || span === undefined ? 0 : span.end;
   // Reasoning is dropped only from exchanges that ended before the frontier (never inside a tool loop still open).
   const reasoningEnd = opts.dropOldReasoning ? lastExchangeStart(conv.turns, frontier.index) : 0;
-  let changed = false;
-  const turns = conv.turns.map((t, i) => {
+  let changed = start > 0;
+  const kept = conv.turns.slice(start).map((t, k) => {
+    const i = k + start;
     if (i >= frontier.index) return t;
     const c = compressTurn(t, pass, i < reasoningEnd);
     if (c !== t) changed = true;
     return c;
   });
+  const turns = span && text !== undefined ? [summaryTurn(span, text), ...kept] : kept;
   const c = pass.chars;
+  const summaryChars = start > 0 ? sizes.slice(0, start).reduce((a, b) => a + b, 0) - turnChars(turns[0]) : 0;
   const saved: StepSavings = {
     ansi: tokensOfChars(c.ansi), whitespace: tokensOfChars(c.whitespace), duplicates: tokensOfChars(c.duplicates),
-    cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning),
+    cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning), summary: tokensOfChars(summaryChars),
   };
-  if (!changed) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved };
+  const summary = span ? { ...span, used: start > 0 } : undefined;
+  if (!changed) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved, summary };
   const afterChars = turns.reduce((n, t) => n + turnChars(t), 0);
-  return { conversation: { ...conv, turns }, frontier, beforeTokens, afterTokens: tokensOfChars(afterChars), saved };
+  return { conversation: { ...conv, turns }, frontier, beforeTokens, afterTokens: tokensOfChars(afterChars), saved, summary };
 }

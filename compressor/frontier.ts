@@ -21,17 +21,20 @@ export interface Frontier {
   level: number;
   /** Turns [0, index) may be rewritten. */
   index: number;
+  /** The frontier of the step before this one (0 at the first step): where a summary of the oldest turns may end. */
+  previous: number;
   /** The lossy steps apply. */
   lossy: boolean;
 }
 
-const NONE: Frontier = Object.freeze({ level: -1, index: 0, lossy: false });
+const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false });
 
 /** The frontier for a conversation whose turns have these sizes (characters). */
 export function frontierOf(turnChars: readonly number[], opts: CompressOptions): Frontier {
   if (opts.growth <= 1) return NONE;
   let chars = 0;
   let index = 0;
+  let previous = 0;
   let level = -1;
   let stepTokens = 0;
   for (let e = 1; e <= turnChars.length; e++) {
@@ -41,9 +44,10 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions):
     if (level >= 0 && total < stepTokens * opts.growth) continue;
     const next = e - opts.keepLastTurns;
     if (next <= index) continue;
+    previous = index;
     index = next;
     level++;
     stepTokens = total;
   }
-  return level < 0 ? NONE : { level, index, lossy: stepTokens >= opts.lossyAtTokens };
+  return level < 0 ? NONE : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens };
 }
