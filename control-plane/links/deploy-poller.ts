@@ -26,53 +26,43 @@ export interface PollResult {
   failed: number;
 }
 
-export class DeployPoller {
-  #ctx: AppContext;
-  #peers: Peers;
+export function deployPollJob(peers: Peers): Job {
+  return { name: DEPLOY_POLL_JOB, everyMs: 60_000, run: async (ctx) => void (await pollDeploys(ctx, peers)) };
+}
 
-  constructor(ctx: AppContext, peers: Peers) {
-    this.#ctx = ctx;
-    this.#peers = peers;
-  }
+export async function pollDeploys(ctx: AppContext, peers: Peers): Promise<PollResult> {
+  const links = (await ctx.db.query<LinkRow>('SELECT * FROM project_links ORDER BY polled_at NULLS FIRST, id')).rows.filter((l) => peers.has(KIND[l.kind].peer));
+  const counts = await mapLimit(links, CONCURRENCY, (l) => pollLink(ctx, peers, l));
+  return { links: links.length, releases: counts.reduce((a, n) => a + Math.max(n, 0), 0), failed: counts.filter((n) => n < 0).length };
+}
 
-  job(): Job {
-    return { name: DEPLOY_POLL_JOB, everyMs: 60_000, run: async () => void (await this.pollAll()) };
+/** The releases this poll of one link created, or -1 when the peer could not be read. */
+async function pollLink(ctx: AppContext, peers: Peers, l: LinkRow): Promise<number> {
+  let deploys: ReadDeploy[];
+  try {
+    deploys = await readDeploys(peers.get(KIND[l.kind].peer), l.kind, l.target, l.watermark);
+  } catch (err) {
+    if (isSvcError(err)) ctx.log.warn({ link: l.id, err: err.message }, 'deploys of a linked app or alias could not be read');
+    else ctx.log.error({ link: l.id, err }, 'deploy poll failed');
+    return -1;
   }
-
-  async pollAll(): Promise<PollResult> {
-    const links = (await this.#ctx.db.query<LinkRow>('SELECT * FROM project_links ORDER BY polled_at NULLS FIRST, id')).rows.filter((l) => this.#peers.has(KIND[l.kind].peer));
-    const counts = await mapLimit(links, CONCURRENCY, (l) => this.#poll(l));
-    return { links: links.length, releases: counts.reduce((a, n) => a + Math.max(n, 0), 0), failed: counts.filter((n) => n < 0).length };
+  const releases = new Map<string, Date>();
+  let newest = l.watermark;
+  for (const d of deploys) {
+    if (newest === null || d.at > newest) newest = d.at;
+    if ((l.watermark !== null && d.at < l.watermark) || FAILED.has(d.status ?? '')) continue;
+    const version = valid(KIND[l.kind].release(l.target, d));
+    const known = version === null ? undefined : releases.get(version);
+    if (version !== null && (known === undefined || d.at < known)) releases.set(version, d.at);
   }
-
-  /** The releases this poll created, or -1 when the peer could not be read. */
-  async #poll(l: LinkRow): Promise<number> {
-    let deploys: ReadDeploy[];
-    try {
-      deploys = await readDeploys(this.#peers.get(KIND[l.kind].peer), l.kind, l.target, l.watermark);
-    } catch (err) {
-      if (isSvcError(err)) this.#ctx.log.warn({ link: l.id, err: err.message }, 'deploys of a linked app or alias could not be read');
-      else this.#ctx.log.error({ link: l.id, err }, 'deploy poll failed');
-      return -1;
-    }
-    const releases = new Map<string, Date>();
-    let newest = l.watermark;
-    for (const d of deploys) {
-      if (newest === null || d.at > newest) newest = d.at;
-      if ((l.watermark !== null && d.at < l.watermark) || FAILED.has(d.status ?? '')) continue;
-      const version = valid(KIND[l.kind].release(l.target, d));
-      const known = version === null ? undefined : releases.get(version);
-      if (version !== null && (known === undefined || d.at < known)) releases.set(version, d.at);
-    }
-    const created = await this.#ctx.db.query<{ inserted: boolean }>(
-      `INSERT INTO releases (project_id, version, registered, created_at) SELECT $1, v, true, t FROM unnest($2::text[], $3::timestamptz[]) AS x(v, t)
-       ON CONFLICT (project_id, version) DO UPDATE SET registered = true, created_at = LEAST(releases.created_at, EXCLUDED.created_at)
-       RETURNING (xmax = 0) AS inserted`,
-      [l.project_id, [...releases.keys()], [...releases.values()]],
-    );
-    await this.#ctx.db.query('UPDATE project_links SET watermark = $2, polled_at = $3 WHERE id = $1', [l.id, newest, new Date(this.#ctx.clock.now())]);
-    return created.rows.filter((r) => r.inserted).length;
-  }
+  const created = await ctx.db.query<{ inserted: boolean }>(
+    `INSERT INTO releases (project_id, version, registered, created_at) SELECT $1, v, true, t FROM unnest($2::text[], $3::timestamptz[]) AS x(v, t)
+     ON CONFLICT (project_id, version) DO UPDATE SET registered = true, created_at = LEAST(releases.created_at, EXCLUDED.created_at)
+     RETURNING (xmax = 0) AS inserted`,
+    [l.project_id, [...releases.keys()], [...releases.values()]],
+  );
+  await ctx.db.query('UPDATE project_links SET watermark = $2, polled_at = $3 WHERE id = $1', [l.id, newest, new Date(ctx.clock.now())]);
+  return created.rows.filter((r) => r.inserted).length;
 }
 
 function valid(version: string | null): string | null {

@@ -9,7 +9,7 @@ import type { SigningKeyRing } from '../identity/signing-key-ring.ts';
 import { projectLinks, linkView, type LinkView } from './link-store.ts';
 import { LinkService } from './link-service.ts';
 import { LinkSync } from './link-sync.ts';
-import { DeployPoller } from './deploy-poller.ts';
+import { deployPollJob } from './deploy-poller.ts';
 import { linksRoutes } from './links-routes.ts';
 import { Peers } from './peers.ts';
 
@@ -23,7 +23,7 @@ export function installLinks(app: FastifyInstance, ctx: AppContext, parts: { sch
   const sync = new LinkSync(ctx, peers);
   linksRoutes(app, new LinkService(ctx, peers, parts.ring));
   parts.scheduler.add(sync.job());
-  parts.scheduler.add(new DeployPoller(ctx, peers).job());
+  parts.scheduler.add(deployPollJob(peers));
   app.addHook('onClose', () => peers.close());
   return {
     afterRotate: async (projectId) => {
