@@ -14,6 +14,7 @@ export const EVENT_KINDS = [
   'key.budget_alert',
   'team.budget_alert',
   'account.state_changed',
+  'link.stale',
   'webhook.test',
 ] as const;
 

@@ -10,6 +10,7 @@
 import type { AppContext } from '../../core/context.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { isSvcError } from '../../core/errors.ts';
+import { announceEvents, emitEvent } from '../../core/outbox.ts';
 import { buildDsn } from '../projects/project-view.ts';
 import { expectDone } from './answer-of-peer.ts';
 import { KIND } from './link-kinds.ts';
@@ -88,12 +89,24 @@ export class LinkSync {
       return true;
     } catch (e) {
       if (!isSvcError(e)) this.#ctx.log.error({ err: e, link: l.id }, 'link sync failed');
-      const attempts = l.attempts + 1;
-      await this.#ctx.db.query(
-        `UPDATE project_links SET state = 'stale', last_error = $2, attempts = $3, next_attempt_at = $4 WHERE id = $1`,
-        [l.id, (e as Error).message.slice(0, 500), attempts, new Date(this.#ctx.clock.now() + retryDelayMs(attempts))],
-      );
+      await this.#markStale(l, (e as Error).message.slice(0, 500));
       return false;
     }
+  }
+
+  /** Records the failure and its next attempt; the team is told once, when the link turns stale (`link.stale`). */
+  async #markStale(l: Claimed, error: string): Promise<void> {
+    const attempts = l.attempts + 1;
+    const turned = await this.#ctx.db.tx(async (q) => {
+      const r = await q.query<{ team_id: string }>(
+        `UPDATE project_links l SET state = 'stale', last_error = $2, attempts = $3, next_attempt_at = $4 FROM projects p
+          WHERE l.id = $1 AND p.id = l.project_id RETURNING p.team_id`,
+        [l.id, error, attempts, new Date(this.#ctx.clock.now() + retryDelayMs(attempts))],
+      );
+      if (l.state !== 'ok' || !r.rows[0]) return false;
+      await emitEvent(q, r.rows[0].team_id, 'link.stale', { link: { id: l.id, project: Number(l.project_id), kind: l.kind, target: l.target }, error });
+      return true;
+    });
+    if (turned) await announceEvents(this.#ctx.counters);
   }
 }

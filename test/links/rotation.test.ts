@@ -73,6 +73,11 @@ describe('rotating the DSN', () => {
     await s.scheduler.runNow(LINK_SYNC_JOB);
     expect(states((await s.api('GET', `/api/v1/projects/${project.id}/links`)).json().items)).toEqual([['shop', 'stale'], ['web', 'ok']]);
 
+    // The team is told once, when the link turned stale (webhooks and notifications: link.stale).
+    const told = await s.db.query<{ payload: { link: { target: string }; error: string } }>("SELECT payload FROM outbox WHERE kind = 'link.stale'");
+    expect(told.rows.map((r) => r.payload.link.target)).toEqual(['shop']);
+    expect(told.rows[0].payload.error).toMatch(/could not be reached/);
+
     peers.pages.mode = 'ok';
     clock.advance(60 * 60_000);
     await s.scheduler.runNow(LINK_SYNC_JOB);
