@@ -21,7 +21,8 @@ import { randomHex } from '../../core/ids.ts';
 import { runLoad, percentile } from '../gateway/load.ts';
 import { describeMachine } from '../gateway/machine.ts';
 import { api, ROOT, startChild, type Child } from '../gateway/processes.ts';
-import { cpuMs, samplePeakPss } from '../gateway/proc-stats.ts';
+import { cpuMs } from '../gateway/proc-stats.ts';
+import { samplePss } from '../../test/ingest/support/process-memory.ts';
 import { BARE, METERED_CROSS, METERED_SAME, renderReport, type Memory, type Sample } from '../gateway/report.ts';
 import { dropRedisPrefix } from '../gateway/redis-prefix.ts';
 import { postgresCpuBetween, serverCpu } from '../gateway/server-cpu.ts';
@@ -95,7 +96,7 @@ export const suite: BenchSuite = {
 
       // Memory while holding `concurrency` streams open (each about 1 s long), on fresh processes, before any flood.
       const holdStreams = async (what: string, server: Child, headers: Record<string, string>, model: string, path = '/v1/chat/completions'): Promise<Memory> => {
-        const sampler = samplePeakPss(server.pid);
+        const sampler = samplePss(server.pid, 100);
         const held = await runLoad({
           origin: `http://127.0.0.1:${server.port}`, path, body: chatBody(model, true),
           headers: { 'content-type': 'application/json', ...headers }, concurrency, durationMs: 5000,
@@ -134,7 +135,7 @@ export const suite: BenchSuite = {
       });
       for (const c of configs) await load(c, 1000);
       const startLoad = loadavg()[0];
-      const pss = samplePeakPss(gateway.pid, 250);
+      const pss = samplePss(gateway.pid, 250);
       for (let round = 1; round <= rounds; round++) {
         for (const c of configs) {
           const [own0, redis0, pg0] = [cpuMs(c.server.pid), cpu.redis(), await cpu.postgres()];
