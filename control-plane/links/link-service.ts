@@ -54,8 +54,11 @@ export class LinkService {
       const row = await this.#save(project.id, kind, target, subject);
       return { link: linkView(row), created: !existing };
     } catch (e) {
+      const code = (e as { code?: string }).code;
+      // Another project linked it meanwhile and we overwrote its DSN there: its link is re-sent by the sync job.
+      if (code === 'link_taken') await this.#ctx.db.query('UPDATE project_links SET synced_key = NULL WHERE kind = $1 AND target = $2', [kind, target]);
       // Only a link made by this call is taken back; an existing one keeps its state (the sync job retries it).
-      if (!existing && (e as { code?: string }).code !== 'peer_error') await peer.call({ method: 'DELETE', path: k.linkPath(target) }).catch(() => {});
+      else if (!existing && code !== 'peer_error') await peer.call({ method: 'DELETE', path: k.linkPath(target) }).catch(() => {});
       throw e;
     }
   }

@@ -135,3 +135,20 @@ describe('without configuration', () => {
     }
   });
 });
+
+describe('bad input', () => {
+  it('refuses a target that no peer could name, before calling it', async () => {
+    const before = apps.sent.length;
+    const res = await s.api('PUT', linkPath('apps', '..%2Fadmin'), {}, alice.headers);
+    expectErrorCode(res, 400, 'validation_failed');
+    expect(apps.sent.length).toBe(before);
+  });
+
+  it('refuses a viewer of the project before asking the peer', async () => {
+    const viewer = await makeUser(s, 'vera', { [team]: 'viewer' });
+    const before = pages.sent.length;
+    const res = await s.api('PUT', linkPath('aliases', 'docs'), {}, viewer.headers);
+    expect(res.statusCode).toBe(403);
+    expect(pages.sent.length).toBe(before);
+  });
+});
