@@ -136,6 +136,20 @@ describe('without configuration', () => {
   });
 });
 
+describe('the outbound guard', () => {
+  it('refuses a peer on a private address unless SVC_ALLOW_PRIVATE_PEERS is set, naming the setting', async () => {
+    const guarded = await startTestServer({ env: { ...peers.env, SVC_ALLOW_PRIVATE_PEERS: 'false' } });
+    try {
+      const p = await createTeamProject(guarded, await makeTeam(guarded, 'guarded'));
+      const res = await guarded.api('PUT', `/api/v1/projects/${p.id}/links/apps/web`, {});
+      expectErrorCode(res, 502, 'peer_unreachable');
+      expect(res.json().error.message).toMatch(/private address.*SVC_ALLOW_PRIVATE_PEERS=true/);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
 describe('bad input', () => {
   it('refuses a target that no peer could name, before calling it', async () => {
     const before = apps.sent.length;
