@@ -37,4 +37,14 @@ describe('configuration', () => {
       expect(loadConfig({ ...env, SVC_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
     }
   });
+
+  it('reads the link peers as a URL and a token, both or neither (docs/links.md)', () => {
+    const c = loadConfig({ SVC_APPS_URL: 'https://apps.example.com/', SVC_APPS_TOKEN: 'apps-token' });
+    expect(c.appsPeer).toEqual({ url: 'https://apps.example.com', token: 'apps-token' });
+    expect(c.pagesPeer).toBeUndefined();
+    expect(c.allowPrivatePeers).toBe(false);
+    expect(() => loadConfig({ SVC_PAGES_URL: 'https://pages.example.com' })).toThrow(/SVC_PAGES_TOKEN is required with SVC_PAGES_URL/);
+    expect(() => loadConfig({ SVC_APPS_TOKEN: 'apps-token' })).toThrow(/SVC_APPS_URL is required/);
+    expect(() => loadConfig({ SVC_APPS_URL: 'ftp://apps.example.com', SVC_APPS_TOKEN: 'x' })).toThrow(/SVC_APPS_URL must use one of http:, https:/);
+  });
 });
