@@ -38,7 +38,7 @@ export function features(): Feature[] {
       },
     },
     // The web panel (panel/dist) at /, same origin as /api/v1 for the session cookie.
-    { name: 'panel', roles: ['all', 'control-plane'], capabilities: ['panel'], register: (app) => servePanel(app) },
+    { name: 'panel', roles: ['all', 'control-plane'], capabilities: ['panel'], register: (app, ctx) => servePanel(app, { gatewayUrl: ctx.config.gatewayUrl }) },
     {
       // Quota polling, pause resumption and token refresh of subscription accounts (routes are in control-plane/ai).
       name: 'subscription-accounts',

@@ -6,6 +6,7 @@ import { accountsRoutes } from './accounts-routes.ts';
 import { aliasesRoutes } from './aliases-routes.ts';
 import { pricesRoutes } from './prices-routes.ts';
 import { subscriptionRoutes } from './subscription-routes.ts';
+import { playgroundRoutes } from './playground-routes.ts';
 
 export function aiRoutes(app: FastifyInstance, ctx: AppContext): void {
   keysRoutes(app, ctx);
@@ -13,4 +14,5 @@ export function aiRoutes(app: FastifyInstance, ctx: AppContext): void {
   aliasesRoutes(app, ctx);
   pricesRoutes(app, ctx);
   subscriptionRoutes(app, ctx);
+  playgroundRoutes(app, ctx);
 }

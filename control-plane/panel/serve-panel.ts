@@ -32,12 +32,13 @@ const TYPES: Record<string, string> = {
 };
 
 // The panel loads only its own files; uPlot and Preact set element styles from script, hence style-src 'unsafe-inline'.
-const HTML_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+// The playground may also connect to the gateway's address when it is another origin (SVC_GATEWAY_URL).
+const htmlHeaders = (gatewayUrl?: string) => ({
+  'content-security-policy': `default-src 'self'; connect-src 'self'${gatewayUrl ? ` ${new URL(gatewayUrl).origin}` : ''}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'`,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
-};
+});
 
 interface PanelFile {
   body: Buffer;
@@ -72,8 +73,9 @@ function readDist(dir: string): Map<string, PanelFile> | null {
 
 const NOT_BUILT = 'The web panel is not built. Run `npm install` (or `npm run build:panel`) in the service\'s folder, then reload this page.';
 
-export function servePanel(app: FastifyInstance, opts: { dir?: string } = {}): void {
+export function servePanel(app: FastifyInstance, opts: { dir?: string; gatewayUrl?: string } = {}): void {
   const dir = opts.dir ?? PANEL_DIST;
+  const htmlHead = htmlHeaders(opts.gatewayUrl);
   let files = readDist(dir);
 
   // A build made after the start is picked up at the next request (no restart needed).
@@ -81,7 +83,7 @@ export function servePanel(app: FastifyInstance, opts: { dir?: string } = {}): v
 
   const send = (req: FastifyRequest, reply: FastifyReply, f: PanelFile, cache: string) => {
     reply.header('content-type', f.type).header('cache-control', cache).header('etag', f.etag).header('vary', 'accept-encoding');
-    if (f.type.startsWith('text/html')) reply.headers(HTML_HEADERS);
+    if (f.type.startsWith('text/html')) reply.headers(htmlHead);
     else reply.header('x-content-type-options', 'nosniff');
     if (req.headers['if-none-match'] === f.etag) return reply.code(304).send();
     if (f.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(f.gzip);
@@ -92,7 +94,7 @@ export function servePanel(app: FastifyInstance, opts: { dir?: string } = {}): v
     const index = load()?.get('/index.html');
     if (!index) {
       if (String(req.headers.accept ?? '').includes('text/html')) {
-        return reply.code(503).headers(HTML_HEADERS).type('text/html; charset=utf-8')
+        return reply.code(503).headers(htmlHead).type('text/html; charset=utf-8')
           .send(`<!doctype html><html lang="en"><meta charset="utf-8"><title>svc: panel not built</title><h1>The web panel is not built</h1><p>${NOT_BUILT}</p><p>The API is available under <a href="/api/v1/meta">/api/v1</a>.</p></html>`);
       }
       throw svcError('service_unavailable', NOT_BUILT, { panel: 'not_built' });

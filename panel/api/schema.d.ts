@@ -524,6 +524,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your sign-in sessions (svc login), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50). */
+                    limit?: string;
+                    /** @description Opaque cursor from next_cursor of the previous page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                client_name: string;
+                                /** @enum {string} */
+                                scope: "read" | "deploy" | "write";
+                                /** @description The session of the access token making this request. */
+                                current: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                last_refreshed_at: string | null;
+                                /** Format: date-time */
+                                expires_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sign-in sessions at once, on every node */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            client_name: string;
+                            /** @enum {string} */
+                            scope: "read" | "deploy" | "write";
+                            /** @description The session of the access token making this request. */
+                            current: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_refreshed_at: string | null;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust-rules": {
         parameters: {
             query?: never;
@@ -570,6 +697,8 @@ export interface paths {
                                 /** @description Seconds the access tokens last. */
                                 ttl: number;
                                 created_by: string | null;
+                                /** @description Its creator no longer has a role in the team that allows its scope: exchanges are refused. */
+                                disabled: boolean;
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
@@ -646,6 +775,8 @@ export interface paths {
                             /** @description Seconds the access tokens last. */
                             ttl: number;
                             created_by: string | null;
+                            /** @description Its creator no longer has a role in the team that allows its scope: exchanges are refused. */
+                            disabled: boolean;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -708,6 +839,8 @@ export interface paths {
                             /** @description Seconds the access tokens last. */
                             ttl: number;
                             created_by: string | null;
+                            /** @description Its creator no longer has a role in the team that allows its scope: exchanges are refused. */
+                            disabled: boolean;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -759,6 +892,8 @@ export interface paths {
                             /** @description Seconds the access tokens last. */
                             ttl: number;
                             created_by: string | null;
+                            /** @description Its creator no longer has a role in the team that allows its scope: exchanges are refused. */
+                            disabled: boolean;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -3321,6 +3456,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys/{id}/playground-credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a short-lived credential that calls the gateway as this key (for the web panel's playground) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A sk-svc-pg.… secret the gateway accepts as this gateway key until expires_at. */
+                            key: string;
+                            key_id: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description The gateway's address for browsers (SVC_GATEWAY_URL); null: the panel's own origin. */
+                            gateway_url: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -3570,7 +3760,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Show the compression settings (superusers): instance mode, last turns kept, model rules */
+        /** Show the compression settings (superusers): instance mode, last turns kept, model rules, summaries */
         get: {
             parameters: {
                 query?: never;
@@ -3607,6 +3797,15 @@ export interface paths {
                                 /** @description The last N turns are never touched. */
                                 keep_last_turns?: number;
                             }[];
+                            /** @description Summaries of the oldest turns, made through the gateway by this model as calls of this key (null: none). */
+                            summary: {
+                                /** @description The summary model (an id or alias the key may call). */
+                                model: string;
+                                /** @description The gateway key the summary calls are billed to and limited as. */
+                                key_id: string;
+                                /** @description Spans of oldest turns smaller than this (estimated tokens) are never summarised (default 8000). */
+                                min_tokens?: number;
+                            } | null;
                             /** Format: date-time */
                             updated_at: string | null;
                         };
@@ -3659,6 +3858,18 @@ export interface paths {
                             /** @description The last N turns are never touched. */
                             keep_last_turns?: number;
                         }[];
+                        /**
+                         * @description Summaries of the oldest turns, made through the gateway by this model as calls of this key (null: none).
+                         * @default null
+                         */
+                        summary?: {
+                            /** @description The summary model (an id or alias the key may call). */
+                            model: string;
+                            /** @description The gateway key the summary calls are billed to and limited as. */
+                            key_id: string;
+                            /** @description Spans of oldest turns smaller than this (estimated tokens) are never summarised (default 8000). */
+                            min_tokens?: number;
+                        } | null;
                     };
                 };
             };
@@ -3690,6 +3901,15 @@ export interface paths {
                                 /** @description The last N turns are never touched. */
                                 keep_last_turns?: number;
                             }[];
+                            /** @description Summaries of the oldest turns, made through the gateway by this model as calls of this key (null: none). */
+                            summary: {
+                                /** @description The summary model (an id or alias the key may call). */
+                                model: string;
+                                /** @description The gateway key the summary calls are billed to and limited as. */
+                                key_id: string;
+                                /** @description Spans of oldest turns smaller than this (estimated tokens) are never summarised (default 8000). */
+                                min_tokens?: number;
+                            } | null;
                             /** Format: date-time */
                             updated_at: string | null;
                             warnings?: string[];
@@ -3952,6 +4172,456 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's links to apps and pages aliases, with their state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                project: number;
+                                /**
+                                 * @description app: an app of the apps service; alias: an alias of the pages service.
+                                 * @enum {string}
+                                 */
+                                kind: "app" | "alias";
+                                /** @description The app id or the alias name. */
+                                target: string;
+                                /** @description The environment the script reports (aliases). */
+                                environment: string | null;
+                                /**
+                                 * @description stale: the peer has not taken the current DSN yet; it is retried.
+                                 * @enum {string}
+                                 */
+                                state: "ok" | "stale";
+                                /** @description Why the last attempt failed, in the peer's words. */
+                                last_error: string | null;
+                                /** @description The app is restarted once it has the new DSN. */
+                                restart_requested: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description The newest deploy read from the peer.
+                                 */
+                                last_deploy_at: string | null;
+                                /** Format: date-time */
+                                polled_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/links/apps/{target}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Link the project to an app of the apps service (it gets CLIENT_DSN from its next deploy); the peer is asked first whether you may */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    target: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, never> | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unlink an app of the apps service: the peer removes it; releases stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    target: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/links/aliases/{target}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Link the project to a pages alias (every HTML page gets the reporting script); the peer is asked first whether you may */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    target: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the script reports as environment; default production. */
+                        environment?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unlink a pages alias: the peer removes it; releases stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    target: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            project: number;
+                            /**
+                             * @description app: an app of the apps service; alias: an alias of the pages service.
+                             * @enum {string}
+                             */
+                            kind: "app" | "alias";
+                            /** @description The app id or the alias name. */
+                            target: string;
+                            /** @description The environment the script reports (aliases). */
+                            environment: string | null;
+                            /**
+                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @enum {string}
+                             */
+                            state: "ok" | "stale";
+                            /** @description Why the last attempt failed, in the peer's words. */
+                            last_error: string | null;
+                            /** @description The app is restarted once it has the new DSN. */
+                            restart_requested: boolean;
+                            /**
+                             * Format: date-time
+                             * @description The newest deploy read from the peer.
+                             */
+                            last_deploy_at: string | null;
+                            /** Format: date-time */
+                            polled_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description A refusal: the error object */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -4318,7 +4988,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Rotate the DSN: a new key; every previous key is refused at once */
+        /** Rotate the DSN: a new key; every previous key is refused at once; linked apps and aliases get the new one */
         post: {
             parameters: {
                 query?: never;
@@ -4328,7 +4998,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Also restart every linked app once it has the new DSN (it reads CLIENT_DSN only when it starts). */
+                        restart?: boolean;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 201: {
@@ -4347,6 +5024,38 @@ export interface paths {
                             revoked_at: string | null;
                             /** @description The public keys refused from now on. */
                             revoked: string[];
+                            /** @description The linked apps and aliases after re-linking with the new DSN; stale ones are retried (docs/links.md). */
+                            links: {
+                                id: string;
+                                project: number;
+                                /**
+                                 * @description app: an app of the apps service; alias: an alias of the pages service.
+                                 * @enum {string}
+                                 */
+                                kind: "app" | "alias";
+                                /** @description The app id or the alias name. */
+                                target: string;
+                                /** @description The environment the script reports (aliases). */
+                                environment: string | null;
+                                /**
+                                 * @description stale: the peer has not taken the current DSN yet; it is retried.
+                                 * @enum {string}
+                                 */
+                                state: "ok" | "stale";
+                                /** @description Why the last attempt failed, in the peer's words. */
+                                last_error: string | null;
+                                /** @description The app is restarted once it has the new DSN. */
+                                restart_requested: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description The newest deploy read from the peer.
+                                 */
+                                last_deploy_at: string | null;
+                                /** Format: date-time */
+                                polled_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         };
                     };
                 };

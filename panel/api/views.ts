@@ -23,6 +23,8 @@ export const COMPRESSION_MODES = ['off', 'audit-only', 'on'] as const;
 export type CompressionMode = (typeof COMPRESSION_MODES)[number];
 
 export type GatewayKey = Ok<'/api/v1/keys/{id}', 'get'>;
+/** A short-lived stand-in for a key's secret, for the playground's gateway calls. */
+export type PlaygroundCredential = Ok<'/api/v1/keys/{id}/playground-credential', 'post'>;
 export type CreatedKey = Ok<'/api/v1/keys', 'post'>;
 
 export type Usage = Ok<'/api/v1/usage', 'get'>;

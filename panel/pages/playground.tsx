@@ -1,17 +1,21 @@
 /**
  * The playground: a call through this service's gateway with one of your keys, in the client style you choose,
  * streamed token by token, with tokens, cost, latency, time to first token, X-Svc-Model and X-Svc-Warning, and the
- * request exactly as sent. Key secrets are stored hashed, so the panel never holds one: you paste the key's secret
- * for the call and the panel forgets it with the page. The call is metered against that key like any other.
+ * request exactly as sent. Key secrets are stored hashed, so the panel never holds one: it asks the control plane for
+ * a short-lived credential of the key you picked (POST /api/v1/keys/{id}/playground-credential), which also says
+ * where the gateway is (another origin with separate roles). The call is metered against that key like any other.
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { api, call } from '../api/client.ts';
-import type { GatewayKey, List, Me } from '../api/views.ts';
+import { ApiError, api, call } from '../api/client.ts';
+import type { GatewayKey, List, Me, PlaygroundCredential } from '../api/views.ts';
 import { fmtMs, fmtTokens, fmtUsd } from '../components/format.ts';
 import { readSse } from '../components/read-sse.ts';
 import { ErrorNote, Loading } from '../components/states.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { STYLES, type Style } from './playground-styles.ts';
+
+/** A credential is reused for the key until shortly before it expires. */
+const usable = (c: PlaygroundCredential | undefined, keyId: string): c is PlaygroundCredential => !!c && c.key_id === keyId && Date.parse(c.expires_at) - Date.now() > 30_000;
 
 interface Price { effective: { input_per_mtok: number; output_per_mtok: number } | null }
 
@@ -36,7 +40,7 @@ export function Playground({ me }: { me: Me }) {
   const mine = (keys.data?.items ?? []).filter((k) => !k.disabled && (k.own ? k.owner === me.id : true));
   const [keyId, setKeyId] = useState('');
   const key = mine.find((k) => k.id === keyId) ?? mine[0];
-  const [secret, setSecret] = useState('');
+  const [cred, setCred] = useState<PlaygroundCredential>();
   const [style, setStyle] = useState<Style>('chat-completions');
   const [model, setModel] = useState('');
   const [system, setSystem] = useState('');
@@ -46,6 +50,7 @@ export function Playground({ me }: { me: Me }) {
   const abort = useRef<AbortController>();
 
   const req = useMemo(() => STYLES[style].request({ model, system, message, secret: '••••' }), [style, model, system, message]);
+  const gateway = usable(cred, key?.id ?? '') ? (cred.gateway_url ?? '') : '';
   const refused = key && model && !allows(key.models, model) ? `The key "${key.name}" may not use ${model}; it allows ${key.models.join(', ')}.` : undefined;
 
   const send = async (e: Event) => {
@@ -55,12 +60,17 @@ export function Playground({ me }: { me: Me }) {
     const ac = new AbortController();
     abort.current = ac;
     setBusy(true);
-    const r = STYLES[style].request({ model, system, message, secret: secret.trim() });
-    const t0 = performance.now();
     let out: Result = { text: '' };
     setResult(out);
     try {
-      const res = await fetch(r.url, { method: 'POST', headers: { 'content-type': 'application/json', ...r.headers }, body: JSON.stringify(r.body), signal: ac.signal, credentials: 'omit' });
+      let c = cred;
+      if (!usable(c, key.id)) {
+        c = await call<PlaygroundCredential>(api.POST('/api/v1/keys/{id}/playground-credential', { params: { path: { id: key.id } } }));
+        setCred(c);
+      }
+      const r = STYLES[style].request({ model, system, message, secret: c.key });
+      const t0 = performance.now();
+      const res = await fetch(`${c.gateway_url ?? ''}${r.url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...r.headers }, body: JSON.stringify(r.body), signal: ac.signal, credentials: 'omit' });
       out = { ...out, status: res.status, model: res.headers.get('x-svc-model'), warning: res.headers.get('x-svc-warning') };
       if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('event-stream')) {
         const body = await res.text();
@@ -87,7 +97,7 @@ export function Playground({ me }: { me: Me }) {
       const eff = price?.items[0]?.effective;
       setResult({ ...out, costUsd: eff ? ((out.inputTokens ?? 0) * eff.input_per_mtok + (out.outputTokens ?? 0) * eff.output_per_mtok) / 1e6 : null });
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') setResult({ ...out, error: `The call failed: ${(err as Error).message}` });
+      if ((err as Error).name !== 'AbortError') setResult({ ...out, error: err instanceof ApiError ? err.message : `The call failed: ${(err as Error).message}` });
     } finally {
       setBusy(false);
     }
@@ -103,10 +113,8 @@ export function Playground({ me }: { me: Me }) {
         <form onSubmit={send} aria-label="Playground call">
           <div class="row">
             <div class="field"><label for="pg-key">Key</label>
-              <select id="pg-key" value={key.id} onChange={(e) => setKeyId(e.currentTarget.value)}>{mine.map((k) => <option key={k.id} value={k.id}>{k.name} ({k.hint})</option>)}</select></div>
-            <div class="field"><label for="pg-secret">Key secret</label>
-              <input id="pg-secret" type="password" autoComplete="off" required placeholder={`${key.hint}`} value={secret} onInput={(e) => setSecret(e.currentTarget.value)} aria-describedby="pg-secret-hint" />
-              <small id="pg-secret-hint" class="muted">Secrets are stored hashed: paste the key's secret; it is not kept.</small></div>
+              <select id="pg-key" value={key.id} onChange={(e) => setKeyId(e.currentTarget.value)} aria-describedby="pg-key-hint">{mine.map((k) => <option key={k.id} value={k.id}>{k.name} ({k.hint})</option>)}</select>
+              <small id="pg-key-hint" class="muted">Calls use a credential of this key that works for 5 minutes; its secret is not needed.</small></div>
           </div>
           <div class="row">
             <div class="field"><label for="pg-style">Client style</label>
@@ -140,7 +148,7 @@ export function Playground({ me }: { me: Me }) {
         </section>
       )}
       <h2>Request as sent</h2>
-      <pre aria-label="Request as sent">{`POST ${req.url}\n${Object.entries({ 'content-type': 'application/json', ...req.headers }).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${JSON.stringify(req.body, null, 2)}`}</pre>
+      <pre aria-label="Request as sent">{`POST ${gateway}${req.url}\n${Object.entries({ 'content-type': 'application/json', ...req.headers }).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${JSON.stringify(req.body, null, 2)}`}</pre>
     </section>
   );
 }

@@ -30,7 +30,7 @@ export function ProjectPage({ id }: { id: string }) {
   const [rotated, setRotated] = useState(false);
   const rotate = useAction(async () => {
     if (!confirm('Rotate the DSN? Every SDK still using the current DSN is refused at once, until it is given the new one.')) return;
-    await call(api.POST('/api/v1/projects/{id}/keys', { params: { path: { id } } }));
+    await call(api.POST('/api/v1/projects/{id}/keys', { params: { path: { id } }, body: {} }));
     setRotated(true);
   }, project.reload);
   const chart = useMemo(() => {

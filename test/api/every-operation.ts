@@ -175,6 +175,7 @@ export async function driveEveryOperation(env: OperationsEnv): Promise<Answer[]>
   const secret = created.json.key as string;
   const own = (await call('POST /api/v1/keys', `/api/v1/keys?team=${team}`, { name: 'mine', own: true }, annAuth)).json.id as string;
   await call('GET /api/v1/keys/{id}', `/api/v1/keys/${keyId}`);
+  await call('POST /api/v1/keys/{id}/playground-credential', `/api/v1/keys/${keyId}/playground-credential`);
   await call('PATCH /api/v1/keys/{id}', `/api/v1/keys/${own}`, { models: ['nope-model'], disabled: false });
   await call('PATCH /api/v1/keys/{id}', `/api/v1/keys/${own}`, { name: 'mine-2' });
 

@@ -1,7 +1,7 @@
 /**
  * The AI pages in headless Chromium against a gateway with a fake Claude plan: the account's quota windows render as
  * bars with a forecast marker (a window on course to run out says when); the playground streams an answer in each
- * of the four client styles through the gateway with a pasted key secret, and refuses before sending a model the key
+ * of the four client styles through the gateway with a short-lived credential of the picked key (no secret pasted), and refuses before sending a model the key
  * may not use; the calls then show in the usage table, the key's last use and the overview; aliases are reordered,
  * a price is set, a subscription account is signed in through the provider's page, and a kept call shows its request
  * and answer. axe-core on each page.
@@ -74,7 +74,6 @@ describe.skipIf(!haveChromium)('the AI pages of the panel', () => {
   it('streams an answer in each client style through the gateway and shows the call figures', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playground' }).click();
     await pickKey(page, 'plan-tests');
-    await page.getByLabel('Key secret').fill(g.key);
     await page.getByLabel('Model or alias').fill(MODEL);
     for (const style of ['OpenAI chat completions', 'Anthropic messages', 'Google generative language', 'OpenAI responses']) {
       await page.getByLabel('Client style').selectOption({ label: style });
