@@ -1,10 +1,12 @@
 /**
  * The body of PUT /api/v1/settings/compression: its JSON schema and the checks a schema cannot make (rule patterns,
- * one rule per pattern). A rule pattern that matches no known model is accepted with a warning (issue 13, bad input).
+ * one rule per pattern; the summary's key exists and may call the summary model). A rule pattern that matches no
+ * known model is accepted with a warning (issue 13, bad input).
  */
+import type { Queryable } from '../../core/db/db.ts';
 import { svcError } from '../../core/errors.ts';
-import { modelPatternProblem } from '../../core/ai/model-pattern.ts';
-import { COMPRESSION_MODES, RULE_THRESHOLDS, type CompressionRule } from '../../core/ai/compression-settings.ts';
+import { matchesModel, modelPatternProblem } from '../../core/ai/model-pattern.ts';
+import { COMPRESSION_MODES, RULE_THRESHOLDS, type CompressionRule, type SummarySettings } from '../../core/ai/compression-settings.ts';
 
 const MODE = { type: 'string', enum: [...COMPRESSION_MODES] } as const;
 const TOKENS = { type: 'integer', minimum: 0, maximum: 100_000_000 } as const;
@@ -24,6 +26,18 @@ export const RULE_SCHEMA = {
   },
 } as const;
 
+export const SUMMARY_SCHEMA = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['model', 'key_id'],
+  description: 'Summaries of the oldest turns, made through the gateway by this model as calls of this key (null: none).',
+  properties: {
+    model: { type: 'string', minLength: 1, maxLength: 200, description: 'The summary model (an id or alias the key may call).' },
+    key_id: { type: 'string', minLength: 1, maxLength: 100, description: 'The gateway key the summary calls are billed to and limited as.' },
+    min_tokens: { ...TOKENS, description: 'Spans of oldest turns smaller than this (estimated tokens) are never summarised (default 8000).' },
+  },
+} as const;
+
 export const SETTINGS_BODY = {
   type: 'object',
   additionalProperties: false,
@@ -32,6 +46,7 @@ export const SETTINGS_BODY = {
     mode: { ...MODE, description: 'The instance mode: off (default), audit-only or on; teams, keys, rules and the header only lower it.' },
     keep_last_turns: { type: 'integer', minimum: 0, maximum: 1000, default: 4 },
     rules: { type: 'array', maxItems: MAX_RULES, items: RULE_SCHEMA, default: [] },
+    summary: { ...SUMMARY_SCHEMA, default: null },
   },
 } as const;
 
@@ -48,4 +63,21 @@ export function checkRules(rules: readonly CompressionRule[]): CompressionRule[]
     for (const t of RULE_THRESHOLDS) if (r[t] !== undefined) out[t] = r[t];
     return out;
   });
+}
+
+/** The summary setting in stored form, refused when its key does not exist or may not call its model. */
+export async function checkSummary(db: Queryable, summary: SummarySettings | null): Promise<SummarySettings | null> {
+  if (summary === null) return null;
+  const r = await db.query<{ allowed_models: string[] }>(
+    'SELECT allowed_models FROM gateway_keys WHERE id = $1 AND deleted_at IS NULL AND NOT disabled', [summary.key_id],
+  );
+  const key = r.rows[0];
+  if (!key) throw svcError('validation_failed', `The summary key "${summary.key_id}" does not exist or is disabled.`, { field: 'summary.key_id' });
+  const allowed = key.allowed_models ?? [];
+  if (allowed.length > 0 && !allowed.some((p) => matchesModel(p, summary.model))) {
+    throw svcError('validation_failed', `The summary key "${summary.key_id}" may not call the model "${summary.model}".`, { field: 'summary.model' });
+  }
+  const out: SummarySettings = { model: summary.model, key_id: summary.key_id };
+  if (summary.min_tokens !== undefined) out.min_tokens = summary.min_tokens;
+  return out;
 }

@@ -13,11 +13,12 @@ import { rfc3339 } from '../../core/clock.ts';
 import { GATEWAY_KEYS_CACHE } from '../../core/ai/cache-names.ts';
 import {
   COMPRESSION_MODES, COMPRESSION_SETTINGS_CACHE, readCompressionSettings, type CompressionMode, type CompressionRule, type CompressionSettings,
+  type SummarySettings,
 } from '../../core/ai/compression-settings.ts';
 import { principal } from '../auth-hook.ts';
 import { resolveTeamId } from '../team-of-request.ts';
 import { loadKnownModels, unknownModelWarnings } from '../ai/known-models.ts';
-import { checkRules, SETTINGS_BODY } from './compression-input.ts';
+import { checkRules, checkSummary, SETTINGS_BODY } from './compression-input.ts';
 import { compressionReportRoutes } from './compression-report.ts';
 import { CHANGED_COMPRESSION_SETTINGS, COMPRESSION_SETTINGS, TEAM_COMPRESSION } from './compression-schemas.ts';
 
@@ -28,13 +29,13 @@ const TEAM_BODY = {
 } as const;
 
 function settingsView(s: CompressionSettings) {
-  return { mode: s.mode, keep_last_turns: s.keepLastTurns, rules: s.rules, updated_at: rfc3339(s.updatedAt) };
+  return { mode: s.mode, keep_last_turns: s.keepLastTurns, rules: s.rules, summary: s.summary, updated_at: rfc3339(s.updatedAt) };
 }
 
 export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
   compressionReportRoutes(app, ctx);
   app.get('/api/v1/settings/compression', {
-    schema: { tags: ['ai'], summary: 'Show the compression settings (superusers): instance mode, last turns kept, model rules', response: { 200: COMPRESSION_SETTINGS } },
+    schema: { tags: ['ai'], summary: 'Show the compression settings (superusers): instance mode, last turns kept, model rules, summaries', response: { 200: COMPRESSION_SETTINGS } },
   }, async (req) => {
     requireSuperuser(principal(req), 'read');
     return settingsView(await readCompressionSettings(ctx.db));
@@ -45,12 +46,13 @@ export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (req) => {
     const p = principal(req);
     requireSuperuser(p);
-    const b = req.body as { mode: CompressionMode; keep_last_turns: number; rules: CompressionRule[] };
+    const b = req.body as { mode: CompressionMode; keep_last_turns: number; rules: CompressionRule[]; summary: SummarySettings | null };
     const rules = checkRules(b.rules);
+    const summary = await checkSummary(ctx.db, b.summary);
     await ctx.db.query(
-      `INSERT INTO compression_settings (id, mode, keep_last_turns, rules, updated_by, updated_at) VALUES (true, $1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO UPDATE SET mode = $1, keep_last_turns = $2, rules = $3, updated_by = $4, updated_at = $5`,
-      [b.mode, b.keep_last_turns, JSON.stringify(rules), p.userId, new Date(ctx.clock.now())],
+      `INSERT INTO compression_settings (id, mode, keep_last_turns, rules, summary, updated_by, updated_at) VALUES (true, $1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET mode = $1, keep_last_turns = $2, rules = $3, summary = $4, updated_by = $5, updated_at = $6`,
+      [b.mode, b.keep_last_turns, JSON.stringify(rules), summary === null ? null : JSON.stringify(summary), p.userId, new Date(ctx.clock.now())],
     );
     await ctx.caches.invalidate(COMPRESSION_SETTINGS_CACHE);
     const warnings = rules.length > 0 ? unknownModelWarnings(rules.map((r) => r.pattern), await loadKnownModels(ctx.db), 'rules') : [];

@@ -1,12 +1,13 @@
 /** Response schemas of the compression settings and report (compression-routes.ts, compression-report.ts). */
 import { COMPRESSION_MODES } from '../../core/ai/compression-settings.ts';
 import { object, STRINGS, TIME_OR_NULL } from '../../core/http/response-schema.ts';
-import { RULE_SCHEMA } from './compression-input.ts';
+import { RULE_SCHEMA, SUMMARY_SCHEMA } from './compression-input.ts';
 
 const SETTINGS_FIELDS = {
   mode: { type: 'string', enum: [...COMPRESSION_MODES] },
   keep_last_turns: { type: 'integer' },
   rules: { type: 'array', items: RULE_SCHEMA },
+  summary: SUMMARY_SCHEMA,
   updated_at: TIME_OR_NULL,
 };
 export const COMPRESSION_SETTINGS = object(SETTINGS_FIELDS);

@@ -21,14 +21,25 @@ export interface CompressionRule extends Partial<Record<RuleThreshold, number>> 
   mode?: CompressionMode;
 }
 
+/** Summaries of the oldest turns (docs/compression.md "Summaries"): made by `model` as calls of the key `key_id`. */
+export interface SummarySettings {
+  model: string;
+  key_id: string;
+  /** Spans of fewer estimated tokens are never summarised (default DEFAULT_SUMMARY_MIN_TOKENS). */
+  min_tokens?: number;
+}
+
+export const DEFAULT_SUMMARY_MIN_TOKENS = 8_000;
+
 export interface CompressionSettings {
   mode: CompressionMode;
   keepLastTurns: number;
   rules: CompressionRule[];
+  summary: SummarySettings | null;
   updatedAt: Date | null;
 }
 
-export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({ mode: 'off', keepLastTurns: 4, rules: [], updatedAt: null });
+export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({ mode: 'off', keepLastTurns: 4, rules: [], summary: null, updatedAt: null });
 
 const RANK: Record<CompressionMode, number> = { off: 0, 'audit-only': 1, on: 2 };
 
@@ -54,12 +65,13 @@ interface SettingsRow {
   mode: CompressionMode;
   keep_last_turns: number;
   rules: CompressionRule[];
+  summary: SummarySettings | null;
   updated_at: Date;
 }
 
 export async function readCompressionSettings(db: Queryable): Promise<CompressionSettings> {
-  const r = await db.query<SettingsRow>('SELECT mode, keep_last_turns, rules, updated_at FROM compression_settings WHERE id');
+  const r = await db.query<SettingsRow>('SELECT mode, keep_last_turns, rules, summary, updated_at FROM compression_settings WHERE id');
   const row = r.rows[0];
   if (!row) return DEFAULT_COMPRESSION_SETTINGS;
-  return { mode: row.mode, keepLastTurns: row.keep_last_turns, rules: row.rules, updatedAt: row.updated_at };
+  return { mode: row.mode, keepLastTurns: row.keep_last_turns, rules: row.rules, summary: row.summary ?? null, updatedAt: row.updated_at };
 }

@@ -8,10 +8,17 @@
  *   compressed conversation is what the preparer encodes, same style or not. The answer says
  *   `mode=on; before=N; after=M; estimated`.
  * A failure of the compressor never fails the call: the request goes uncompressed with an `X-Svc-Warning`.
+ *
+ * Summaries (settings `summary`, summary-store.ts): in `on`, from the second growth step on, the compressor replaces
+ * the oldest turns by a summary when one is ready for exactly those turns; after the answer the span the next step
+ * will use is queued for summarising. A summary that failed (the model's error, the key over its limit) leaves those
+ * turns to the other steps, and the answer says so in `X-Svc-Warning`.
  */
 import type { Conversation, StyleName } from '../../translators/model.ts';
 import { compressConversation, type CompressResult } from '../../compressor/compress-conversation.ts';
 import type { CompressOptions } from '../../compressor/compress-options.ts';
+import { summarySpanAt, type SummaryOptions } from '../../compressor/summary-span.ts';
+import { DEFAULT_SUMMARY_MIN_TOKENS, type SummarySettings } from '../../core/ai/compression-settings.ts';
 import type { GatewayCall } from '../pipeline/gateway-call.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
 import type { CallCompression } from './compression-service.ts';
@@ -41,6 +48,8 @@ interface Pending {
   /** audit-only: the upstream style, to tell whether `on` would have compressed at all. */
   upstreamStyle?: StyleName;
   result?: CompressResult;
+  /** on, with summaries configured: the setting, to queue the next span after the answer. */
+  summary?: SummarySettings;
 }
 
 export function compressionHeaderValue(r: CompressResult): string {
@@ -79,22 +88,48 @@ export class CallCompressor {
       return NONE;
     }
     let result: CompressResult;
+    const summary = this.#handle.settings().summary ?? undefined;
     try {
       const lost = this.#lostInReencoding(upstreamStyle);
       if (lost > 0) {
         this.#off();
         return { warnings: [`The conversation was sent uncompressed, as the client sent it: it holds ${lost} part(s) the gateway passes through but cannot re-encode.`] };
       }
-      result = this.#compress(plan.options);
+      result = this.#compress(plan.options, summary);
     } catch (err) {
       this.#off();
       return { warnings: [`The conversation was sent uncompressed: ${err instanceof Error ? err.message : String(err)}`] };
     }
     this.#handle.answerHeader(compressionHeaderValue(result));
-    this.#pending = { model, provider, mode: 'on', options: plan.options, result };
+    this.#pending = { model, provider, mode: 'on', options: plan.options, result, summary };
     // Once the compressor is active (a frontier), every turn is encoded from the model, changed or not, so that the
     // bytes of the history stay the same from turn to turn; below it, the client's bytes pass as they are.
-    return result.frontier.index === 0 ? NONE : { conversation: result.conversation, warnings: [] };
+    return result.frontier.index === 0 ? NONE : { conversation: result.conversation, warnings: this.#summaryWarnings(result) };
+  }
+
+  /** The summary options of this call: summaries configured and a node that can make them. */
+  #summaryOptions(summary: SummarySettings | undefined): SummaryOptions | undefined {
+    const store = this.#handle.summaries;
+    if (summary === undefined || !store.enabled) return undefined;
+    return { lookup: (hash) => store.lookup(hash), minTokens: summary.min_tokens ?? DEFAULT_SUMMARY_MIN_TOKENS };
+  }
+
+  #summaryWarnings(r: CompressResult): string[] {
+    const span = r.summary;
+    if (span === undefined || span.used) return [];
+    const failure = this.#handle.summaries.failure(span.hash);
+    if (failure === undefined) return [];
+    return [`The oldest ${span.end} turns were not summarised (${failure}); the other compression steps still apply to them.`];
+  }
+
+  /** After the answer: the span the next growth step will replace, queued for summarising (off the request path). */
+  #queueNextSummary(p: Pending, r: CompressResult): void {
+    const opts = this.#summaryOptions(p.summary);
+    if (opts === undefined || p.summary === undefined || r.frontier.level < 0 || !this.#handle.answeredOk) return;
+    const turns = this.#conversation().turns;
+    const span = summarySpanAt(turns, r.frontier.index, opts.minTokens);
+    if (span === undefined) return;
+    this.#handle.summaries.request({ span, turns: turns.slice(0, span.end), model: p.summary.model, keyId: p.summary.key_id });
   }
 
   /**
@@ -117,11 +152,11 @@ export class CallCompressor {
   }
 
   /** One compression per set of options (attempts of the same thresholds share it). */
-  #compress(options: CompressOptions): CompressResult {
+  #compress(options: CompressOptions, summary?: SummarySettings): CompressResult {
     const id = JSON.stringify(options);
     let r = this.#results.get(id);
     if (r === undefined) {
-      r = compressConversation(this.#conversation(), options);
+      r = compressConversation(this.#conversation(), options, this.#summaryOptions(summary));
       this.#results.set(id, r);
     }
     return r;
@@ -146,6 +181,7 @@ export class CallCompressor {
         return;
       }
     }
+    if (p.mode === 'on') this.#queueNextSummary(p, r);
     const call = this.#call;
     this.#handle.record({
       recordId: newRecordId(), at: call.at, keyId: call.key.id, teamId: call.key.teamId, model: p.model, provider: p.provider,

@@ -5,7 +5,7 @@ import { headerMode, planCompression } from './compression-plan.ts';
 
 const key = (compression: CompressionMode | null, team: CompressionMode | null) =>
   toGatewayKey({ id: 'key_1', team_id: 'team_1', owner_user_id: null, name: 'k', allowed_models: [], limits: {}, log_bodies: 'off', compression, team_compression: team });
-const settings = (mode: CompressionMode, rules: CompressionSettings['rules'] = []): CompressionSettings => ({ mode, keepLastTurns: 4, rules, updatedAt: null });
+const settings = (mode: CompressionMode, rules: CompressionSettings['rules'] = []): CompressionSettings => ({ mode, keepLastTurns: 4, rules, summary: null, updatedAt: null });
 
 describe('planCompression: the lowest of instance, rule, team and key; the header only lowers', () => {
   // [instance, rule, team, key, header, expected]
