@@ -12,6 +12,7 @@ import { v1Routes, v1StyleOf } from './routes/v1-routes.ts';
 import { v1betaRoutes } from './routes/v1beta-routes.ts';
 import { compressionOf } from './compression/compression-service.ts';
 import { makeSummary } from './compression/summary-call.ts';
+import { panelCors } from './http/panel-cors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,8 +21,9 @@ declare module 'fastify' {
   }
 }
 
-function scope(styleOf: (req: FastifyRequest) => StyleName, routes: (app: FastifyInstance) => Promise<void>) {
+function scope(styleOf: (req: FastifyRequest) => StyleName, routes: (app: FastifyInstance) => Promise<void>, panelOrigin: string | undefined) {
   return async (app: FastifyInstance): Promise<void> => {
+    if (panelOrigin) panelCors(app, panelOrigin);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     app.setErrorHandler((err, req, reply) => sendStyleError(req, reply, styleOf(req), err));
@@ -42,7 +44,8 @@ export function gatewayPlugin(gw: Gateway) {
     // Summaries of oldest turns are calls of this gateway (as the key named in the settings).
     compression.summaries.useMaker((keyId, model, turns) => makeSummary(gw, keyId, model, turns));
     app.addHook('onClose', () => compression.summaries.close());
-    await app.register(scope(v1StyleOf, v1Routes(gw)), { prefix: '/v1' });
-    await app.register(scope(() => 'generative', v1betaRoutes(gw)), { prefix: '/v1beta' });
+    const panelOrigin = gw.ctx.config.panelOrigin;
+    await app.register(scope(v1StyleOf, v1Routes(gw), panelOrigin), { prefix: '/v1' });
+    await app.register(scope(() => 'generative', v1betaRoutes(gw), panelOrigin), { prefix: '/v1beta' });
   };
 }
