@@ -17,41 +17,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSuite } from '../run.ts';
 import { freshDatabase } from '../fresh-database.ts';
+import { numberOption } from '../options.ts';
 import { randomHex } from '../../core/ids.ts';
+import { ADMIN, SECRET, benchProject, waitStored } from '../ingest/svc-api.ts';
 import { cpuMs, matchingCpuMs, peakRssMb, startChild, type Child } from '../ingest/child-process.ts';
 import { envelopeFactory } from '../ingest/event-fixture.ts';
 import { percentile, runLoad } from '../ingest/load.ts';
 import { describeIngestMachine, renderIngestReport, writeIngestSection, type IngestRow } from '../ingest/report.ts';
 
-const ADMIN = `bench-admin-${randomHex(8)}`;
-const SECRET = `bench-secret-${randomHex(16)}`;
-
-function opt(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-}
-
-async function api(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(base + path, {
-    method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** Events stored for the project: the sum of its issues' counts (read through the API, on both databases). */
-async function storedEvents(base: string, projectId: number): Promise<number> {
-  let total = 0;
-  let cursor: string | null = null;
-  do {
-    const page = await api(base, 'GET', `/api/v1/projects/${projectId}/issues?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
-    for (const i of page.items as Array<{ count: number }>) total += i.count;
-    cursor = page.next_cursor as string | null;
-  } while (cursor);
-  return total;
-}
+const opt = numberOption;
 
 interface Target {
   name: string;
@@ -66,11 +40,8 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
   const svc = await startChild([...(t.nodeArgs ?? []), 'main.js', 'serve', '--role', 'all'], { ...t.env, PORT: '0' });
   try {
     const base = `http://127.0.0.1:${svc.port}`;
-    const team = `bench-ingest-${randomHex(3)}`;
-    await api(base, 'POST', '/api/v1/teams', { name: team });
-    const project = await api(base, 'POST', '/api/v1/projects', { name: 'bench', events_per_minute: 10_000_000 }, { 'x-svc-team': team });
-    const headers = { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip', 'x-sentry-auth': `Sentry sentry_key=${project.public_key as string}, sentry_version=7` };
-    const load = (ms: number) => runLoad({ origin: base, path: `/api/${project.id as number}/envelope/`, headers, body: factory.body, concurrency, durationMs: ms });
+    const project = await benchProject(base);
+    const load = (ms: number) => runLoad({ origin: base, path: project.path, headers: project.headers, body: factory.body, concurrency, durationMs: ms });
     const warm = await load(2000);
     // Postgres: the backends connected to the bench's own database (other work on the machine is not counted;
     // the WAL writer and the checkpointer, shared by every database, are left out).
@@ -88,14 +59,7 @@ async function runTarget(t: Target, concurrency: number): Promise<IngestRow> {
       ...(t.env.REDIS_URL ? { redis: share(matchingCpuMs(/^redis-server/) - others0.redis) } : {}),
     };
     const accepted = warm.ok + r.ok;
-    const stopped = performance.now();
-    let stored = 0;
-    while (performance.now() - stopped < 180_000) {
-      stored = await storedEvents(base, project.id as number);
-      if (stored >= accepted) break;
-      await new Promise((res) => setTimeout(res, 250));
-    }
-    const catchUp = (performance.now() - stopped) / 1000;
+    const { stored, catchUpSeconds: catchUp } = await waitStored(base, project.id, accepted, performance.now());
     const row: IngestRow = {
       target: t.name, seconds: r.seconds, concurrency, acceptedPerSec: r.ok / r.seconds, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99),
       accepted, stored, catchUpSeconds: catchUp, sustainedPerSec: (r.ok) / (r.seconds + catchUp), refused: r.statuses, errors: r.errors,
@@ -144,7 +108,7 @@ export const suite: BenchSuite = {
     if (!args.includes('--skip-embedded')) {
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
       try {
-        rows.push(await runTarget({ name: 'svc, embedded database', env: { ...base, SVC_DATA_DIR: dataDir }, seconds: embeddedSeconds, nodeArgs }, concurrency));
+        rows.push(await runTarget({ name: 'svc, embedded database', env: { ...base, SVC_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' }, seconds: embeddedSeconds, nodeArgs }, concurrency));
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }

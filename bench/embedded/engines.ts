@@ -1,0 +1,71 @@
+/**
+ * The engines the embedded benchmark compares, each started the way a first `npm start` would start it, in a fresh
+ * directory: svc as one `--role all` process on PGlite (in process), or on a real Postgres run as a child process;
+ * and, for the throughput reference only, svc on the machine's Postgres server (DATABASE_URL). No Redis anywhere:
+ * an embedded node keeps its counters in memory.
+ */
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshDatabase } from '../fresh-database.ts';
+import { startChild, type Child } from '../ingest/child-process.ts';
+import { ADMIN, SECRET } from '../ingest/svc-api.ts';
+import { startChildPostgres } from './child-postgres.ts';
+
+export interface RunningEngine {
+  svc: Child;
+  stop(): Promise<void>;
+}
+
+export interface Engine {
+  name: string;
+  /** False for the machine's server: its memory is not the service's, and it was started long before. */
+  measuresMemory: boolean;
+  start(dir: string): Promise<RunningEngine>;
+}
+
+const SVC_ENV = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'production', PORT: '0', REDIS_URL: '' };
+const serve = (env: Record<string, string>) => startChild(['main.js', 'serve', '--role', 'all'], { ...SVC_ENV, ...env });
+
+export const PGLITE: Engine = {
+  name: 'PGlite, in process',
+  measuresMemory: true,
+  async start(dir) {
+    const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: '' });
+    return { svc, stop: () => svc.stop() };
+  },
+};
+
+export const CHILD_POSTGRES: Engine = {
+  name: 'Postgres, child process',
+  measuresMemory: true,
+  async start(dir) {
+    // As root the server runs as another user, which must be able to pass through svc's directory to its own.
+    chmodSync(dir, 0o711);
+    const db = await startChildPostgres(join(dir, 'pg'));
+    try {
+      const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: db.url });
+      return { svc, stop: async () => { await svc.stop(); await db.stop(); } };
+    } catch (err) {
+      await db.stop();
+      throw err;
+    }
+  },
+};
+
+/** svc on a fresh database of the machine's Postgres server: the real-Postgres throughput the targets refer to. */
+export function serverPostgres(databaseUrl: string): Engine {
+  return {
+    name: 'Postgres server (reference)',
+    measuresMemory: false,
+    async start(dir) {
+      const db = await freshDatabase(databaseUrl, 'svc_bench_embedded');
+      try {
+        const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: db.url });
+        return { svc, stop: async () => { await svc.stop(); await db.drop(); } };
+      } catch (err) {
+        await db.drop();
+        throw err;
+      }
+    },
+  };
+}
