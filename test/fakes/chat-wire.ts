@@ -3,7 +3,7 @@
  * `data:` chunks ending in `[DONE]`, usage chunk only with `stream_options.include_usage`), `GET …/models`,
  * errors `{"error":{"message","type","param","code"}}`. Shapes as in reference §A.
  */
-import { sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
 
 interface ChatBody {
   model?: string;
@@ -57,7 +57,7 @@ export const chatWire: FakeWire & { includeUsage: WeakMap<FakeRequestInfo, boole
       message.tool_calls = a.toolCalls.map((c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }));
     }
     return {
-      id: 'chatcmpl-fake1', object: 'chat.completion', created: CREATED, model: info.model,
+      id: `chatcmpl-fake${answerNumber(info)}`, object: 'chat.completion', created: CREATED, model: info.model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[a.stop ?? 'end'] }],
       usage: usage(a), service_tier: 'default', system_fingerprint: 'fp_fake',
     };
@@ -74,7 +74,7 @@ export const chatWire: FakeWire & { includeUsage: WeakMap<FakeRequestInfo, boole
   tailFrames(a, info) {
     const withUsage = this.includeUsage.get(info) === true;
     const out = [sse(chunk(info, {}, FINISH[a.stop ?? 'end'], withUsage))];
-    if (withUsage) out.push(sse({ id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created: CREATED, model: info.model, choices: [], usage: usage(a) }));
+    if (withUsage) out.push(sse({ id: `chatcmpl-fake${answerNumber(info)}`, object: 'chat.completion.chunk', created: CREATED, model: info.model, choices: [], usage: usage(a) }));
     out.push(sse('[DONE]'));
     return out;
   },
@@ -112,7 +112,7 @@ export const chatWire: FakeWire & { includeUsage: WeakMap<FakeRequestInfo, boole
 
 function chunk(info: FakeRequestInfo, delta: Record<string, unknown>, finish: string | null, includeUsage?: boolean) {
   const c: Record<string, unknown> = {
-    id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created: CREATED, model: info.model, system_fingerprint: 'fp_fake',
+    id: `chatcmpl-fake${answerNumber(info)}`, object: 'chat.completion.chunk', created: CREATED, model: info.model, system_fingerprint: 'fp_fake',
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   };
   if (includeUsage) c.usage = null;

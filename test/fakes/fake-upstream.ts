@@ -233,6 +233,19 @@ export class FakeUpstream {
   }
 }
 
+const answerNumbers = new WeakMap<FakeRequestInfo, number>();
+let answers = 0;
+
+/**
+ * A number of its own for each answer, for its id: real APIs give every response its own id, and clients rely on it
+ * (Claude Code merges assistant messages of one id; the gateway derives Gemini call ids from the responseId).
+ */
+export function answerNumber(info: FakeRequestInfo): number {
+  let n = answerNumbers.get(info);
+  if (n === undefined) answerNumbers.set(info, (n = ++answers));
+  return n;
+}
+
 /** Frames one SSE event. */
 export function sse(data: unknown, event?: string): string {
   return `${event !== undefined ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;

@@ -4,7 +4,7 @@
  * JSON array sent in pieces), `:countTokens`, `GET /v1beta/models`, errors `{"error":{"code","message","status"}}`.
  * Shapes as in reference §C.
  */
-import { textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { answerNumber, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
 
 interface GenerativeBody {
   contents?: { role?: string; parts?: Record<string, unknown>[] }[];
@@ -18,9 +18,6 @@ const RPC: Record<number, string> = {
 };
 
 const sseMode = new WeakMap<FakeRequestInfo, boolean>();
-// Each answer its own responseId, as the real API gives (clients and the gateway derive call ids from it).
-const responseIds = new WeakMap<FakeRequestInfo, string>();
-let answered = 0;
 
 function usage(a: FakeAnswer) {
   const reasoning = a.usage.reasoning ?? 0;
@@ -37,8 +34,7 @@ function usage(a: FakeAnswer) {
 function response(parts: Record<string, unknown>[], info: FakeRequestInfo, finish?: string, meta?: unknown) {
   const candidate: Record<string, unknown> = { content: { parts, role: 'model' }, index: 0 };
   if (finish) candidate.finishReason = finish;
-  if (!responseIds.has(info)) responseIds.set(info, `fakeResp${++answered}`);
-  const r: Record<string, unknown> = { candidates: [candidate], modelVersion: info.model, responseId: responseIds.get(info) };
+  const r: Record<string, unknown> = { candidates: [candidate], modelVersion: info.model, responseId: `fakeResp${answerNumber(info)}` };
   if (meta) r.usageMetadata = meta;
   return r;
 }

@@ -3,7 +3,7 @@
  * `message_start` to `message_stop`), `POST /v1/messages/count_tokens`, `GET /v1/models`, errors
  * `{"type":"error","error":{"type","message"},"request_id"}`. Shapes as in reference §B.
  */
-import { sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
 
 interface MessagesBody {
   model?: string;
@@ -61,13 +61,13 @@ export const messagesWire: FakeWire = {
 
   json(a, info) {
     return {
-      id: 'msg_fake1', type: 'message', role: 'assistant', model: info.model, content: blocks(a),
+      id: `msg_fake${answerNumber(info)}`, type: 'message', role: 'assistant', model: info.model, content: blocks(a),
       stop_reason: STOP[a.stop ?? 'end'], stop_sequence: null, usage: usage(a),
     };
   },
 
   headFrames(info) {
-    const start = { id: 'msg_fake1', type: 'message', role: 'assistant', model: info.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } };
+    const start = { id: `msg_fake${answerNumber(info)}`, type: 'message', role: 'assistant', model: info.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } };
     return [
       sse({ type: 'message_start', message: start }, 'message_start'),
       sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
@@ -87,7 +87,7 @@ export const messagesWire: FakeWire = {
   },
 
   frames(a, info) {
-    const start = { id: 'msg_fake1', type: 'message', role: 'assistant', model: info.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage(a), output_tokens: 1 } };
+    const start = { id: `msg_fake${answerNumber(info)}`, type: 'message', role: 'assistant', model: info.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage(a), output_tokens: 1 } };
     const out = [sse({ type: 'message_start', message: start }, 'message_start'), sse({ type: 'ping' }, 'ping')];
     blocks(a).forEach((b, index) => {
       if (b.type === 'thinking') {

@@ -3,7 +3,7 @@
  * (JSON, or typed `event:` frames from `response.created` to `response.completed` with `sequence_number`),
  * `GET …/models`, errors as in the chat style. Shapes as in reference §F.
  */
-import { sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
 
 interface ResponsesBody {
   model?: string;
@@ -34,7 +34,7 @@ function items(a: FakeAnswer): Record<string, unknown>[] {
 }
 
 function response(info: FakeRequestInfo, status: string, output: unknown[], a?: FakeAnswer) {
-  const r: Record<string, unknown> = { id: 'resp_fake1', object: 'response', created_at: CREATED, status, model: info.model, output, usage: a ? usage(a) : null };
+  const r: Record<string, unknown> = { id: `resp_fake${answerNumber(info)}`, object: 'response', created_at: CREATED, status, model: info.model, output, usage: a ? usage(a) : null };
   if (a?.stop === 'max_tokens') r.incomplete_details = { reason: 'max_output_tokens' };
   return r;
 }
