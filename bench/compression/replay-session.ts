@@ -1,7 +1,7 @@
 /**
- * Replays a session turn by turn as an agent sends it (one request at each user turn, the whole history each time)
- * with and without the compressor, and prices each request with a provider's prompt cache (issue 13 targets):
- * the longest run of leading turns identical to the previous request is read from the cache, the rest is written
+ * Replays a session turn by turn as an agent sends it (one request each time the model is to speak, the whole
+ * history each time) with and without the compressor, and prices each request with a provider's prompt cache (issue
+ * 13 targets): the longest run of leading turns identical to the previous request is read from the cache, the rest is written
  * (or sent fresh). System prompt and tools are constant and cached after the first request.
  */
 import type { Conversation, Turn } from '../../translators/model.ts';
@@ -44,7 +44,9 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
   const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [] };
   let prev: Turn[] = [];
   for (let n = 1; n <= conv.turns.length; n++) {
-    if (conv.turns[n - 1].role !== 'user') continue;
+    // A request goes up when the model is to speak next: after the user's turns or the tools' results, whichever
+    // come last (an agent may send several user turns at once, and the results of parallel calls come back together).
+    if (conv.turns[n - 1].role === 'assistant' || (n < conv.turns.length && conv.turns[n].role !== 'assistant')) continue;
     let turns = conv.turns.slice(0, n);
     if (options) {
       const t0 = performance.now();

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from '../run.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
+import { recordedSessions } from '../compression/recorded-sessions.ts';
 import { sessionCorpus } from '../compression/session-corpus.ts';
 import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession } from '../compression/replay-session.ts';
 import { checkSession } from '../compression/check-session.ts';
@@ -64,6 +65,18 @@ function rows(m: Measured): [string, string][] {
   ];
 }
 
+/** The recorded sessions of the real agents, one row each, apart from the generated ones. */
+function recordedTable(): string[] {
+  const out = ['| recorded session | requests | last request, tokens | input tokens | effective cost, messages cache | cache breaks, broken pairs, spans kept |', '|---|---|---|---|---|---|'];
+  for (const s of recordedSessions()) {
+    const b = replaySession(s.conversation, undefined, PRICES);
+    const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
+    const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
+    out.push(`| ${s.name} (${s.style}) | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${pct(b.inputTokens - c.inputTokens, b.inputTokens)} fewer) | ${pct(b.cost[0] - c.cost[0], b.cost[0])} lower | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} |`);
+  }
+  return out;
+}
+
 export const suite: BenchSuite = {
   name: 'compression',
   description: 'conversation compression: tokens and cache-aware input cost saved on generated agent sessions',
@@ -73,12 +86,13 @@ export const suite: BenchSuite = {
     const held = rows(measure(count, 2000));
     const table = ['| measure | seeds 1000… (defaults chosen here) | seeds 2000… (held out) |', '|---|---|---|',
       ...tuned.map(([name, v], i) => `| ${name} | ${v} | ${held[i][1]} |`)];
-    process.stdout.write(`${table.join('\n')}\n`);
+    const recorded = recordedTable();
+    process.stdout.write(`${table.join('\n')}\n\n${recorded.join('\n')}\n`);
     if (args.includes('--write')) {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
       const body = ['## Conversation compression', '',
         'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '',
-        ...table];
+        ...table, '', 'Recorded sessions of the real agents (test/fixtures/agent-sessions), reported apart:', '', ...recorded];
       writePerformanceSection(root, 'compression', body.join('\n'));
     }
   },

@@ -7,12 +7,10 @@
  * behind a proxy that refuses every connection, and the test checks that none was tried.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeConnectProxy } from '../fakes/fake-connect-proxy.ts';
 import type { FakeUpstream } from '../fakes/fake-upstream.ts';
-import { startGatewayEnv, type GatewayEnv } from '../gateway/gateway-env.ts';
 import { CODING_AGENTS, type CodingAgent } from './coding-agents.ts';
 import { fileHuntPolicy, FINAL_PREFIX } from './file-hunt-policy.ts';
-import { launchAgent, makeWorkspace, runAgent } from './run-agent.ts';
+import { answerWith, launchAgent, makeWorkspace, runAgent, startAgentGateway, type AgentGateway } from './run-agent.ts';
 
 /** One model per upstream style, as the gateway environment serves them. */
 const UPSTREAMS = [
@@ -24,22 +22,18 @@ const UPSTREAMS = [
 // A run takes seconds; the limit leaves room for a loaded machine.
 const RUN_LIMIT_MS = 90_000;
 
-let g: GatewayEnv;
-let proxy: FakeConnectProxy;
+let env: AgentGateway;
 beforeAll(async () => {
-  [g, proxy] = await Promise.all([startGatewayEnv(), new FakeConnectProxy({ refuse: true }).start()]);
+  env = await startAgentGateway();
 }, 120_000);
-afterAll(async () => {
-  await g?.close();
-  await proxy?.close();
-});
+afterAll(async () => env?.close());
 
 function fakeOf(style: (typeof UPSTREAMS)[number]['style']): FakeUpstream {
-  return style === 'chat' ? g.chat : style === 'messages' ? g.messages : g.generative;
+  return style === 'chat' ? env.g.chat : style === 'messages' ? env.g.messages : env.g.generative;
 }
 
 async function newKey(name: string): Promise<{ key: string; id: string }> {
-  const res = await g.s.api('POST', '/api/v1/keys', { name }, { 'x-svc-team': 'gw' });
+  const res = await env.g.s.api('POST', '/api/v1/keys', { name }, { 'x-svc-team': 'gw' });
   expect(res.statusCode, res.body).toBe(201);
   return { key: res.json().key as string, id: res.json().id as string };
 }
@@ -49,15 +43,11 @@ describe.each(CODING_AGENTS.map((a) => [a.name, a] as [string, CodingAgent]))('%
     const ws = makeWorkspace();
     try {
       const fake = fakeOf(upstream.style);
-      for (const f of [g.chat, g.messages, g.generative]) {
-        f.reset();
-        f.policy = fileHuntPolicy(ws.dir, agent.readers);
-      }
-      proxy.targets.length = 0;
+      answerWith(env, fileHuntPolicy(ws.dir, agent.readers));
       const { key, id } = await newKey(`${agent.name} ${upstream.style}`);
-      const launch = launchAgent(agent, ws, { gateway: g.s.url, key, model: upstream.model, smallModel: upstream.smallModel });
+      const launch = launchAgent(agent, ws, { gateway: env.g.s.url, key, model: upstream.model, smallModel: upstream.smallModel });
 
-      const run = await runAgent(launch, ws, proxy.url, RUN_LIMIT_MS);
+      const run = await runAgent(launch, ws, env.proxy.url, RUN_LIMIT_MS);
 
       expect(run.code, `exit ${run.code}\n${run.stderr.slice(-2000)}\n${run.stdout.slice(-2000)}`).toBe(0);
       expect(run.stdout).toContain(FINAL_PREFIX);
@@ -66,9 +56,9 @@ describe.each(CODING_AGENTS.map((a) => [a.name, a] as [string, CodingAgent]))('%
       const generates = fake.calls.filter((c) => c.method === 'POST' && !/count/i.test(c.path));
       expect(generates.length).toBeGreaterThanOrEqual(3);
       expect(generates.some((c) => c.raw.includes(ws.secret))).toBe(true);
-      expect(proxy.targets).toEqual([]);
+      expect(env.proxy.targets).toEqual([]);
       // The gateway recorded every call, each served by this upstream in its style.
-      const rows = await g.usage(generates.length, id);
+      const rows = await env.g.usage(generates.length, id);
       expect(rows.length).toBeGreaterThanOrEqual(generates.length);
       const served = rows.filter((r) => r.upstream_style === upstream.style && r.model === upstream.model);
       expect(served.length).toBeGreaterThanOrEqual(3);

@@ -3,7 +3,7 @@
  * it local: no telemetry, no update checks, no side traffic. Everything lives in a temporary HOME per run. The same
  * settings are documented in docs/gateway.md ("Coding agents").
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FileReader } from './file-hunt-policy.ts';
@@ -30,6 +30,10 @@ export interface LaunchOptions {
 
 export interface CodingAgent {
   name: string;
+  /** A file-name-safe name. */
+  id: string;
+  /** The npm package (a pinned devDependency). */
+  package: string;
   /** The wire style the agent speaks to the gateway. */
   style: 'messages' | 'responses' | 'generative';
   /** The agent's own tools that read a file, in the order a model would pick them. */
@@ -44,14 +48,20 @@ function packageFile(pkg: string, file: string): string {
   return join(dirname(require.resolve(`${pkg}/package.json`)), file);
 }
 
+export function agentVersion(agent: CodingAgent): string {
+  return (JSON.parse(readFileSync(packageFile(agent.package, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export const claudeCode: CodingAgent = {
   name: 'Claude Code',
+  id: 'claude-code',
+  package: '@anthropic-ai/claude-code',
   style: 'messages',
   readers: [{ tool: 'Read', args: (path, dir) => ({ file_path: join(dir, path) }) }],
   launch: (o) => ({
     command: process.execPath,
     // As root, --dangerously-skip-permissions is refused: allow the tools the task needs instead.
-    args: [packageFile('@anthropic-ai/claude-code', 'cli-wrapper.cjs'), '-p', o.task, '--allowedTools', 'Read', 'Bash'],
+    args: [packageFile(claudeCode.package, 'cli-wrapper.cjs'), '-p', o.task, '--allowedTools', 'Read', 'Bash'],
     env: {
       ANTHROPIC_BASE_URL: o.gateway,
       ANTHROPIC_API_KEY: o.key,
@@ -65,6 +75,8 @@ export const claudeCode: CodingAgent = {
 
 export const codexCli: CodingAgent = {
   name: 'Codex CLI',
+  id: 'codex-cli',
+  package: '@openai/codex',
   style: 'responses',
   readers: [{ tool: 'exec_command', args: (path) => ({ cmd: `cat ${path}` }) }],
   launch: (o) => {
@@ -93,7 +105,7 @@ export const codexCli: CodingAgent = {
     ].join('\n'));
     return {
       command: process.execPath,
-      args: [packageFile('@openai/codex', 'bin/codex.js'), 'exec', '--skip-git-repo-check', o.task],
+      args: [packageFile(codexCli.package, 'bin/codex.js'), 'exec', '--skip-git-repo-check', o.task],
       env: { CODEX_HOME: codexHome, SVC_API_KEY: o.key },
     };
   },
@@ -101,6 +113,8 @@ export const codexCli: CodingAgent = {
 
 export const geminiCli: CodingAgent = {
   name: 'Gemini CLI',
+  id: 'gemini-cli',
+  package: '@google/gemini-cli',
   style: 'generative',
   readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
   launch: (o) => {
@@ -115,7 +129,7 @@ export const geminiCli: CodingAgent = {
     }));
     return {
       command: process.execPath,
-      args: [packageFile('@google/gemini-cli', 'bundle/gemini.js'), '-m', o.model, '-p', o.task],
+      args: [packageFile(geminiCli.package, 'bundle/gemini.js'), '-m', o.model, '-p', o.task],
       env: { GOOGLE_GEMINI_BASE_URL: o.gateway, GEMINI_API_KEY: o.key, GEMINI_CLI_TRUST_WORKSPACE: 'true' },
     };
   },

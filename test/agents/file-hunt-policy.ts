@@ -1,9 +1,10 @@
 /**
- * A scripted "model" for the coding-agent tests: a two-step file hunt. The agent's working directory holds
- * `clue.txt`, which names the file that holds a secret word. When a request offers one of the agent's own tools to
- * read a file and carries no tool result yet, the model reads `clue.txt`; after that result, it reads the path the
- * clue names; after the second result, it answers with text that repeats what the tool returned. Requests without
- * such a tool (titles, summaries, probes) get a short text answer, so the agent's side traffic completes too.
+ * A scripted "model" for the coding-agent tests: a file hunt. The agent's working directory holds `clue.txt`, which
+ * names the file that holds a secret word. When a request offers one of the agent's own tools to read a file, the
+ * model reads the files of its plan one per turn (a source tour first, if any, then `clue.txt`, then the path the
+ * clue names); after the last result, it answers with text that repeats what the tool returned, so the secret word
+ * comes out of the agent only if every call went down and every result came back up. Requests without such a tool
+ * (titles, summaries, probes) get a short text answer, so the agent's side traffic completes too.
  */
 import type { FakeAnswer, FakePolicy, FakeRequestInfo } from '../fakes/fake-upstream.ts';
 
@@ -25,17 +26,24 @@ export function clueText(): string {
 /** The answer after the last step: the policy repeats the tool's output, so the secret word reaches the agent's output. */
 export const FINAL_PREFIX = 'Found it. The file says:';
 
-export function fileHuntPolicy(dir: string, readers: FileReader[]): FakePolicy {
+/** The path to read after these results (oldest first), or undefined when the hunt is over. */
+function nextPath(tour: readonly string[], results: readonly string[]): string | undefined {
+  if (results.length < tour.length) return tour[results.length];
+  if (results.length === tour.length) return CLUE_FILE;
+  if (results.length === tour.length + 1) return /([\w./-]+\.txt)/.exec(results[tour.length])?.[1] ?? SECRET_FILE;
+  return undefined;
+}
+
+/** `tour`: files (relative to `dir`) read one by one before the clue, for longer recorded sessions. */
+export function fileHuntPolicy(dir: string, readers: FileReader[], tour: readonly string[] = []): FakePolicy {
   return (info: FakeRequestInfo) => {
     const reader = readers.find((r) => info.tools.includes(r.tool));
     const results = info.toolResults ?? [];
     const usage = { input: 40 + Math.ceil(info.lastUserText.length / 4), output: 12 };
     if (reader === undefined) return { text: 'Reading files', stop: 'end', usage };
-    if (!info.lastIsToolResult && results.length === 0) return call(reader, CLUE_FILE, dir, 1, usage);
-    if (info.lastIsToolResult && results.length === 1) {
-      const next = /([\w./-]+\.txt)/.exec(results[0])?.[1] ?? SECRET_FILE;
-      return call(reader, next, dir, 2, usage);
-    }
+    // A new user turn with no result yet starts the hunt; a result continues it.
+    const path = info.lastIsToolResult || results.length === 0 ? nextPath(tour, results) : undefined;
+    if (path !== undefined) return call(reader, path, dir, results.length + 1, usage);
     return { text: `${FINAL_PREFIX} ${results.at(-1)?.trim() ?? ''}`, stop: 'end', usage };
   };
 }

@@ -5,13 +5,18 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { FakeConnectProxy } from '../fakes/fake-connect-proxy.ts';
+import type { FakePolicy } from '../fakes/fake-upstream.ts';
+import { startGatewayEnv, type GatewayEnv } from '../gateway/gateway-env.ts';
 import type { AgentLaunch, CodingAgent, LaunchOptions } from './coding-agents.ts';
 import { CLUE_FILE, clueText, SECRET_FILE } from './file-hunt-policy.ts';
 
 export interface AgentWorkspace {
+  /** The directory that holds both of the others. */
+  root: string;
   home: string;
   /** The working directory, holding the clue and the secret. */
   dir: string;
@@ -26,18 +31,44 @@ export interface AgentResult {
   stderr: string;
 }
 
+/** The gateway with its three fakes, and the proxy that keeps the agents off the internet. */
+export interface AgentGateway {
+  g: GatewayEnv;
+  proxy: FakeConnectProxy;
+  close(): Promise<void>;
+}
+
+export async function startAgentGateway(): Promise<AgentGateway> {
+  const [g, proxy] = await Promise.all([startGatewayEnv(), new FakeConnectProxy({ refuse: true }).start()]);
+  return { g, proxy, close: async () => void (await Promise.all([g.close(), proxy.close()])) };
+}
+
+/** From now on every fake answers by `policy`, with its calls and the proxy's record cleared. */
+export function answerWith(env: AgentGateway, policy: FakePolicy): void {
+  for (const f of [env.g.chat, env.g.messages, env.g.generative]) {
+    f.reset();
+    f.policy = policy;
+  }
+  env.proxy.targets.length = 0;
+}
+
 export const AGENT_TASK = `Read ${CLUE_FILE} in the current directory, follow it, and tell me the secret word.`;
 
-export function makeWorkspace(): AgentWorkspace {
+/** This repository (its node_modules hold the agents). */
+export const REPO = join(import.meta.dirname, '..', '..');
+
+/** `sources`: files of this repository copied to the same relative paths (a real source tree to read). */
+export function makeWorkspace(opts: { secret?: string; sources?: readonly string[] } = {}): AgentWorkspace {
   const root = mkdtempSync(join(tmpdir(), 'svc-agent-'));
   const home = join(root, 'home');
   const dir = join(root, 'work');
-  const secret = `SECRET-${randomBytes(4).toString('hex').toUpperCase()}`;
+  const secret = opts.secret ?? `SECRET-${randomBytes(4).toString('hex').toUpperCase()}`;
   mkdirSync(home);
   mkdirSync(dirname(join(dir, SECRET_FILE)), { recursive: true });
   writeFileSync(join(dir, CLUE_FILE), clueText());
   writeFileSync(join(dir, SECRET_FILE), `${secret}\n`);
-  return { home, dir, secret, remove: () => rmSync(root, { recursive: true, force: true }) };
+  for (const f of opts.sources ?? []) cpSync(join(REPO, f), join(dir, f));
+  return { root, home, dir, secret, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export function launchAgent(agent: CodingAgent, ws: AgentWorkspace, o: Omit<LaunchOptions, 'home' | 'task'>): AgentLaunch {
@@ -62,7 +93,11 @@ export function runAgent(launch: AgentLaunch, ws: AgentWorkspace, proxyUrl: stri
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {

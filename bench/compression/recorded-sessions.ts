@@ -1,0 +1,39 @@
+/**
+ * The recorded part of the compression corpus: sessions of the real coding agents (Claude Code, Codex CLI, Gemini
+ * CLI), each the last request the agent sent through the gateway in its own wire style, recorded by
+ * `npm run agents:record-sessions` (test/agents/record-sessions.test.ts) into test/fixtures/agent-sessions/. The
+ * system prompts, tool definitions and re-sending habits are the agents' own; the task (a tour of this repository's
+ * translator sources, some read twice, then a two-step file hunt) is scripted by the fake upstream. Decoded into the
+ * internal model like any call to the gateway.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StyleName } from '../../translators/model.ts';
+import { getStyle } from '../../translators/styles.ts';
+import type { Session } from '../../test/compression/agent-session.ts';
+
+export const RECORDED_DIR = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'agent-sessions');
+
+export interface RecordedSession extends Session {
+  /** The agent and its version, e.g. "Claude Code 2.1.331". */
+  name: string;
+  style: StyleName;
+}
+
+interface RecordedFile {
+  agent: string;
+  version: string;
+  style: StyleName;
+  model: string;
+  spans: string[];
+  request: unknown;
+}
+
+export function recordedSessions(dir = RECORDED_DIR): RecordedSession[] {
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => {
+    const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedFile;
+    // A generative-language request names its model in the path, not the body.
+    const conversation = { ...getStyle(r.style).decodeRequest(r.request), model: r.model };
+    return { name: `${r.agent} ${r.version}`, style: r.style, conversation, spans: r.spans };
+  });
+}
