@@ -69,6 +69,8 @@ const ISSUE_FIELDS = {
   url: { type: 'string' },
 };
 export const ISSUE_VIEW = object(ISSUE_FIELDS);
+/** A list's issue, with its hourly counts (oldest first) when the list was asked for them (?hourly=). */
+export const ISSUE_LIST_ITEM = object({ ...ISSUE_FIELDS, hourly: { type: 'array', items: { type: 'integer' } } }, ['hourly']);
 export const ISSUE_DETAIL = object({ ...ISSUE_FIELDS, hourly: { type: 'array', items: object({ hour: TIME, count: { type: 'integer' } }) } });
 
 const EVENT_FIELDS = {

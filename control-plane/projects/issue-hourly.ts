@@ -33,3 +33,26 @@ export async function hourlyCounts(db: Queryable, issueId: string, hours: number
   for (let t = start; t <= current; t += HOUR_MS) out.push({ hour: new Date(t).toISOString(), count: byHour.get(t) ?? 0 });
   return out;
 }
+
+/** Most hours a list's sparklines may ask for (a week: one small query for a page of issues). */
+export const MAX_SPARKLINE_HOURS = 168;
+
+/**
+ * The hourly counts of several issues at once (one query for a page of a list, never one per issue): for each id,
+ * `hours` counts, oldest first, the current hour last.
+ */
+export async function hourlySeries(db: Queryable, issueIds: readonly string[], hours: number, now: number): Promise<Map<string, number[]>> {
+  const current = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const start = current - (hours - 1) * HOUR_MS;
+  const out = new Map(issueIds.map((id) => [id, new Array<number>(hours).fill(0)]));
+  if (issueIds.length === 0) return out;
+  const r = await db.query<{ issue_id: string; hour: Date; count: number }>(
+    'SELECT issue_id, hour, count FROM issue_hourly WHERE issue_id = ANY($1::text[]) AND hour >= $2 AND hour <= $3',
+    [issueIds, new Date(start), new Date(current)],
+  );
+  for (const row of r.rows) {
+    const series = out.get(row.issue_id);
+    if (series) series[(row.hour.getTime() - start) / HOUR_MS] = row.count;
+  }
+  return out;
+}

@@ -10,11 +10,12 @@ import { principal } from '../auth-hook.ts';
 import { getEvent, listIssueEvents } from './event-service.ts';
 import { ISSUE_CHANGE_FIELDS, parseIssueChange } from './issue-change.ts';
 import { ISSUE_FILTER_QUERY, parseIssueFilter } from './issue-filter.ts';
-import { MAX_HOURS, parseHours } from './issue-hourly.ts';
+import { hourlySeries, MAX_HOURS, MAX_SPARKLINE_HOURS, parseHours } from './issue-hourly.ts';
 import { bulkUpdateIssues, issueDetail, listIssues, MAX_BULK_ISSUES, updateIssue } from './issue-service.ts';
 import { parseNumericId } from './project-view.ts';
 import { listOf } from '../../core/http/response-schema.ts';
-import { EVENT_DETAIL, EVENT_SUMMARY, ISSUE_DETAIL, ISSUE_VIEW } from './errors-schemas.ts';
+import { EVENT_DETAIL, EVENT_SUMMARY, ISSUE_DETAIL, ISSUE_LIST_ITEM, ISSUE_VIEW } from './errors-schemas.ts';
+import { svcError } from '../../core/errors.ts';
 
 const ID = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
@@ -26,10 +27,26 @@ export function issuesRoutes(app: FastifyInstance, ctx: AppContext): void {
       tags: ['issues'],
       summary: "List a project's issues with filters; sorted by last_seen (default), first_seen, count or people",
       params: ID,
-      querystring: { type: 'object', properties: { ...LIST_QUERY, ...ISSUE_FILTER_QUERY } },
-      response: { 200: listOf(ISSUE_VIEW) },
+      querystring: {
+        type: 'object',
+        properties: {
+          ...LIST_QUERY, ...ISSUE_FILTER_QUERY,
+          hourly: { type: 'string', description: `Add each issue's hourly counts over the last N hours (1 to ${MAX_SPARKLINE_HOURS}), oldest first: a sparkline per issue.` },
+        },
+      },
+      response: { 200: listOf(ISSUE_LIST_ITEM) },
     },
-  }, async (req) => listIssues(ctx, principal(req), idOf(req), parseIssueFilter(query(req)), parseListParams(query(req), 3)));
+  }, async (req) => {
+    const q = query(req);
+    const hours = q.hourly === undefined ? undefined : Number(q.hourly);
+    if (hours !== undefined && !(/^\d+$/.test(q.hourly ?? '') && hours >= 1 && hours <= MAX_SPARKLINE_HOURS)) {
+      throw svcError('validation_failed', `hourly must be a whole number of hours from 1 to ${MAX_SPARKLINE_HOURS} in a list (one issue shows up to ${MAX_HOURS}).`, { parameter: 'hourly', max: MAX_SPARKLINE_HOURS });
+    }
+    const page = await listIssues(ctx, principal(req), idOf(req), parseIssueFilter(q), parseListParams(q, 3));
+    if (hours === undefined) return page;
+    const series = await hourlySeries(ctx.db, page.items.map((i) => i.id), hours, ctx.clock.now());
+    return { ...page, items: page.items.map((i) => ({ ...i, hourly: series.get(i.id) ?? [] })) };
+  });
 
   app.patch('/api/v1/projects/:id/issues', {
     schema: {

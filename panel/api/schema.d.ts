@@ -3858,10 +3858,7 @@ export interface paths {
                             /** @description The last N turns are never touched. */
                             keep_last_turns?: number;
                         }[];
-                        /**
-                         * @description Summaries of the oldest turns, made through the gateway by this model as calls of this key (null: none).
-                         * @default null
-                         */
+                        /** @description Summaries of the oldest turns; null turns them off, absent keeps the current setting. */
                         summary?: {
                             /** @description The summary model (an id or alias the key may call). */
                             model: string;
@@ -5107,6 +5104,8 @@ export interface paths {
                     q?: string;
                     /** @description last_seen, first_seen, count, people (descending; default last_seen). */
                     sort?: string;
+                    /** @description Add each issue's hourly counts over the last N hours (1 to 168), oldest first: a sparkline per issue. */
+                    hourly?: string;
                 };
                 header?: never;
                 path: {
@@ -5153,6 +5152,7 @@ export interface paths {
                                 /** @description The user id. */
                                 assignee: string | null;
                                 url: string;
+                                hourly?: number[];
                             }[];
                             /** @description Pass as cursor for the next page; null on the last. */
                             next_cursor: string | null;
@@ -5867,7 +5867,7 @@ export interface paths {
                          *       "*"
                          *     ]
                          */
-                        events?: ("*" | "issue.new" | "issue.regressed" | "issue.spike" | "key.budget_alert" | "team.budget_alert" | "account.state_changed" | "webhook.test")[];
+                        events?: ("*" | "issue.new" | "issue.regressed" | "issue.spike" | "key.budget_alert" | "team.budget_alert" | "account.state_changed" | "link.stale" | "webhook.test")[];
                     };
                 };
             };
@@ -6151,7 +6151,7 @@ export interface paths {
                     cursor?: string;
                     /** @description Team id or name (or the X-Svc-Team header). */
                     team?: string;
-                    kind?: "issue.new" | "issue.regressed" | "issue.spike" | "key.budget_alert" | "team.budget_alert" | "account.state_changed" | "webhook.test";
+                    kind?: "issue.new" | "issue.regressed" | "issue.spike" | "key.budget_alert" | "team.budget_alert" | "account.state_changed" | "link.stale" | "webhook.test";
                 };
                 header?: never;
                 path?: never;

@@ -1,5 +1,6 @@
 /**
- * Error issues of a project: filters (state, level, text) and sort in the URL, bulk resolve / ignore, and an empty
+ * Error issues of a project: filters (state, level, text) and sort in the URL, events per hour over the last day as a
+ * sparkline per issue (one query for the page: ?hourly=24), bulk resolve / ignore, and an empty
  * state with the DSN and how to send a first event. No project yet: create one.
  * GET /api/v1/projects, GET/PATCH /api/v1/projects/{id}/issues, POST /api/v1/projects.
  */
@@ -12,6 +13,7 @@ import { SdkSnippet } from '../components/sdk-snippet.tsx';
 import { Empty, ErrorNote, Loading } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { Sparkline } from '../components/sparkline.tsx';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { navigate } from '../router.ts';
 
@@ -59,7 +61,7 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
   const [text, setText] = useState(q);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const issues = useLoad(
-    () => call<List<Issue>>(api.GET('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) }, query: { state, sort, limit: '100', ...(level ? { level } : {}), ...(q ? { q } : {}) } } })),
+    () => call<List<Issue>>(api.GET('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) }, query: { state, sort, limit: '100', hourly: '24', ...(level ? { level } : {}), ...(q ? { q } : {}) } } })),
     [project.id, state, level, q, sort],
   );
   const bulk = useAction(async (change: { state: 'resolved' | 'ignored' }) => {
@@ -107,13 +109,14 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
           </div>
           <div class="table-wrap">
             <table aria-label="Issues">
-              <thead><tr><th scope="col"><span class="muted">Select</span></th><th scope="col">Issue</th><th scope="col">Level</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th><th scope="col">First seen</th></tr></thead>
+              <thead><tr><th scope="col"><span class="muted">Select</span></th><th scope="col">Issue</th><th scope="col">Level</th><th scope="col">Last 24 h</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th><th scope="col">First seen</th></tr></thead>
               <tbody>
                 {issues.data.items.map((i) => (
                   <tr key={i.id}>
                     <td><input type="checkbox" checked={picked.has(i.id)} onChange={() => toggle(i.id)} aria-label={`Select ${i.title}`} /></td>
                     <td><a href={`/errors/issues/${i.id}`}>{i.title}</a>{i.regressed && <span class="badge"> regressed</span>}<div class="muted mono">{i.culprit}</div></td>
                     <td><span class={`badge ${i.level}`}>{i.level}</span></td>
+                    <td><Sparkline values={i.hourly ?? []} label="Events per hour, last 24 hours" /></td>
                     <td class="num">{fmtCount(i.count, 'event')}</td>
                     <td class="num">{fmtCount(i.people, 'user')}</td>
                     <td><Time at={i.last_seen} relative /></td>

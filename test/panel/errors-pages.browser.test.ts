@@ -64,6 +64,10 @@ describe.skipIf(!haveChromium)('the error pages of the panel', () => {
     await page.reload();
     const link = page.getByRole('link', { name: /TypeError: coupon SPRING has expired/ });
     await link.waitFor();
+    // The list asks for every issue's hourly counts in one query; the row's sparkline names its figures.
+    const row = page.getByRole('table', { name: 'Issues' }).getByRole('row', { name: /coupon SPRING/ });
+    expect(await row.getByRole('img', { name: 'Events per hour, last 24 hours: 1 in all, at most 1 in an hour' }).count()).toBe(1);
+    expect((await s.api('GET', `/api/v1/projects/${p.id}/issues?hourly=200`)).statusCode).toBe(400);
     await expectAccessible(page, 'issues');
     await screenshot(page, 'issues');
     await link.click();
