@@ -15,6 +15,7 @@ import { Time } from '../components/time.tsx';
 import { TimeChart } from '../components/time-chart.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
+import { ProjectLinks } from './project-links.tsx';
 
 const OUTCOMES = [
   { outcome: 'accepted', color: '--ok' },
@@ -87,6 +88,8 @@ export function ProjectPage({ id }: { id: string }) {
           ))}</tbody>
         </table>
       )}
+
+      <ProjectLinks projectId={p.id} />
     </article>
   );
 }
