@@ -60,6 +60,7 @@ export type WriteBatch = ProcessBatch;
 export type Reservation = RowReservation<QueuedEvent>;
 
 const OUTCOME_FLUSH_MS = 1_000;
+const NO_BYTES = Buffer.alloc(0);
 /** How long acknowledged events gather before they are processed (nobody waits for the processing). */
 const PROCESS_WAIT_MS = 20;
 const SWEEP_MS = 5_000;
@@ -226,7 +227,9 @@ export class BatchWriter {
   /** The durable commit: the events' inbox rows; then they are handed to the processing. */
   async #toInbox(events: QueuedEvent[]): Promise<void> {
     const ids = await this.#inbox.insert(events);
-    this.#processor.add(events.map((event, i) => ({ id: ids[i], event })));
+    // A prepared event needs its bytes no more (the inbox has them for a recovery): the processing holds its row
+    // alone. A copy: the writer may still journal the original (a batch split by a failure is journaled whole).
+    this.#processor.add(events.map((event, i) => ({ id: ids[i], event: event.prepared ? { ...event, payload: NO_BYTES } : event })));
   }
 
   async #commit(events: QueuedEvent[]): Promise<readonly RowRejection[] | void> {

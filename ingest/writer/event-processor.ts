@@ -72,7 +72,7 @@ export class EventProcessor {
     for (const item of items) {
       if (this.#ids.has(item.id)) continue;
       this.#ids.add(item.id);
-      this.#bytes += item.event.payload.length;
+      this.#bytes += heldBytes(item.event);
       this.#backlog.push(item);
     }
     if (this.#backlog.length >= this.#o.batchSize) this.#pump();
@@ -126,7 +126,7 @@ export class EventProcessor {
     this.#backoffMs = 0;
     this.stats.batches += 1;
     for (const item of batch) {
-      if (this.#ids.delete(item.id)) this.#bytes -= item.event.payload.length;
+      if (this.#ids.delete(item.id)) this.#bytes -= heldBytes(item.event);
     }
   }
 
@@ -157,4 +157,9 @@ export class EventProcessor {
     this.#o.log.error({ event_id: event.eventId, project: event.project.id, reason }, 'an acknowledged event could not be stored; it is counted invalid');
     this.#o.onRejected(event, reason);
   }
+}
+
+/** What an event holds in memory while it waits: its bytes, or (once in the inbox) its prepared row instead. */
+function heldBytes(e: QueuedEvent): number {
+  return e.payload.length + (e.prepared?.row.length ?? 0);
 }
