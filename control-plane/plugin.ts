@@ -31,6 +31,7 @@ import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { GATEWAY_TOOLS } from './mcp/gateway/gateway-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
 import { usageRoutes } from './usage/usage-routes.ts';
+import { usageRollupsJob } from './usage/roll-up-usage.ts';
 import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
 import { installErrorTracking } from './projects/install-error-tracking.ts';
@@ -67,6 +68,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     teamsRoutes(app, ctx);
     aiRoutes(app, ctx);
     usageRoutes(app, ctx);
+    scheduler.add(usageRollupsJob());
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     const links = installLinks(app, ctx, { scheduler, ring: accessTokens.ring });

@@ -7,7 +7,7 @@
  */
 import type { Queryable } from '../../core/db/db.ts';
 import { priceOf, type PriceOverride } from '../../core/ai/price-of.ts';
-import type { Group, UsageFilter } from './usage-query.ts';
+import { visibleTo, type Group, type UsageFilter } from './usage-source.ts';
 
 export interface Savings {
   calls: number;
@@ -44,14 +44,7 @@ export function addSavings(s: Savings, model: string, calls: number, before: num
 export const groupKey = (values: ReadonlyArray<string | null>): string => values.map((v) => v ?? '').join('\u0000');
 
 function where(f: UsageFilter, params: unknown[]): string {
-  const w = [`c.at >= $${params.push(f.from)}`, `c.at < $${params.push(f.to)}`];
-  if (f.teams) {
-    w.push(`c.team_id = ANY($${params.push(f.teams)})`);
-    w.push(`(c.team_id = ANY($${params.push(f.adminTeams)}) OR NOT EXISTS (SELECT 1 FROM gateway_keys gk WHERE gk.id = c.key_id AND gk.owner_user_id IS NOT NULL AND gk.owner_user_id <> $${params.push(f.userId ?? '')}))`);
-  }
-  if (f.teamId) w.push(`c.team_id = $${params.push(f.teamId)}`);
-  if (f.keyId) w.push(`c.key_id = $${params.push(f.keyId)}`);
-  return w.join(' AND ');
+  return [`c.at >= $${params.push(f.from)}`, `c.at < $${params.push(f.to)}`, ...visibleTo('c', f, params)].join(' AND ');
 }
 
 /** Savings per group (keyed by groupKey of the group's values) and in total (key ''). */

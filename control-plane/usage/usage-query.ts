@@ -1,45 +1,29 @@
 /**
- * Usage analytics over usage_records (GET /api/v1/usage): per group (any of model, key, account, team) the calls,
- * tokens (input, output, cache read, cache write), cost, error count and p50/p95 latency, plus totals and a time
- * series by day or hour (UTC buckets, empty buckets filled with zeros). Costs are the recorded ones: the list
- * price, or the instance's override, in force when the call was made. "model" is the model that answered (the one
- * asked for when no upstream answered). An error is a call answered with status >= 400 or one whose stream ended
- * in an error.
+ * Usage analytics (GET /api/v1/usage): per group (any of model, key, account, team) the calls, tokens (input,
+ * output, cache read, cache write), cost, error count and p50/p95 latency, plus totals and a time series by day or
+ * hour (UTC buckets). Costs are the recorded ones: the list price, or the instance's override, in force when the
+ * call was made. "model" is the model that answered (the one asked for when no upstream answered). An error is a
+ * call answered with status >= 400 or one whose stream ended in an error.
+ *
+ * Read from the usage rollups where they exist and usage_records for the rest (usage-read-plan.ts), inside one
+ * REPEATABLE READ transaction so that the rollup state, the rollups and the raw rows are one snapshot. Sums and
+ * counts equal the raw query's exactly. p50/p95 are exact (percentile_cont) for a group none of whose calls are
+ * rolled up yet, else read from the latency histograms, within LATENCY_RELATIVE_ERROR (latency-histogram.ts).
  */
-import type { Queryable } from '../../core/db/db.ts';
+import type { Db, Queryable } from '../../core/db/db.ts';
+import { addHistogram, histogramPercentile } from './latency-histogram.ts';
+import { planRead, readRollupState, type ReadPlan } from './usage-read-plan.ts';
+import { GROUP_DIMS, usageSource, type Dim, type Group, type UsageFilter } from './usage-source.ts';
 
-export const GROUPS = ['model', 'key', 'account', 'team'] as const;
-export type Group = (typeof GROUPS)[number];
+export { GROUPS, type Group, type UsageFilter } from './usage-source.ts';
 
-const GROUP_SQL: Record<Group, string> = {
-  model: 'coalesce(u.served_model, u.model)',
-  key: 'u.key_id',
-  account: 'u.account_id',
-  team: 'u.team_id',
-};
-
-const METRICS = `count(*)::int AS calls,
-  coalesce(sum(u.input_tokens), 0)::float8 AS input_tokens,
-  coalesce(sum(u.output_tokens), 0)::float8 AS output_tokens,
-  coalesce(sum(u.cache_read_tokens), 0)::float8 AS cache_read_tokens,
-  coalesce(sum(u.cache_write_tokens), 0)::float8 AS cache_write_tokens,
-  coalesce(sum(u.cost_usd), 0)::float8 AS cost_usd,
-  (count(*) FILTER (WHERE u.status >= 400 OR u.error_code IS NOT NULL))::int AS errors`;
-
-const LATENCY = `percentile_cont(0.5) WITHIN GROUP (ORDER BY u.latency_ms)::float8 AS p50,
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY u.latency_ms)::float8 AS p95`;
-
-export interface UsageFilter {
-  from: Date;
-  to: Date;
-  /** null = every team (superusers); else the teams the caller may read. */
-  teams: string[] | null;
-  /** Teams where the caller may see other members' own keys (admins); ignored when teams is null. */
-  adminTeams: string[];
-  userId: string | null;
-  teamId?: string;
-  keyId?: string;
-}
+const METRICS = `sum(s.calls)::int AS calls,
+  coalesce(sum(s.input_tokens), 0)::float8 AS input_tokens,
+  coalesce(sum(s.output_tokens), 0)::float8 AS output_tokens,
+  coalesce(sum(s.cache_read_tokens), 0)::float8 AS cache_read_tokens,
+  coalesce(sum(s.cache_write_tokens), 0)::float8 AS cache_write_tokens,
+  coalesce(sum(s.cost_usd), 0)::float8 AS cost_usd,
+  coalesce(sum(s.errors), 0)::int AS errors`;
 
 interface MetricRow {
   calls: number;
@@ -64,38 +48,81 @@ export interface SeriesRow extends MetricRow {
   bucket_ms: number;
 }
 
-/** WHERE clause (params appended): time range, visibility (own keys of others only for team admins), filters. */
-function where(f: UsageFilter, params: unknown[]): string {
-  const w = [`u.at >= $${params.push(f.from)}`, `u.at < $${params.push(f.to)}`];
-  if (f.teams) {
-    w.push(`u.team_id = ANY($${params.push(f.teams)})`);
-    w.push(`(u.team_id = ANY($${params.push(f.adminTeams)}) OR NOT EXISTS (SELECT 1 FROM gateway_keys gk WHERE gk.id = u.key_id AND gk.owner_user_id IS NOT NULL AND gk.owner_user_id <> $${params.push(f.userId ?? '')}))`);
-  }
-  if (f.teamId) w.push(`u.team_id = $${params.push(f.teamId)}`);
-  if (f.keyId) w.push(`u.key_id = $${params.push(f.keyId)}`);
-  return w.join(' AND ');
+interface RawGroupRow extends MetricRow {
+  rolled: number;
+  exact_p50: number | null;
+  exact_p95: number | null;
+  lbs: number[] | null;
+  lns: Array<number | string> | null;
 }
 
-export async function queryGroups(db: Queryable, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<GroupRow[]> {
+/**
+ * Groups with their metrics, biggest cost first (at most maxGroups + 1 rows: one more says there are more). The
+ * histogram of each group is summed bucket by bucket in SQL (joined back on the group's values, NULL-safe).
+ */
+async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<GroupRow[]> {
   const params: unknown[] = [];
-  const cols = groups.map((g, i) => `${GROUP_SQL[g]} AS g${i}`);
-  const by = groups.map((_, i) => `g${i}`);
-  const r = await db.query<GroupRow>(
-    `SELECT ${[...cols, METRICS, LATENCY].join(', ')} FROM usage_records u WHERE ${where(f, params)}
-     ${by.length ? `GROUP BY ${by.join(', ')}` : ''} ORDER BY cost_usd DESC, calls DESC${by.length ? `, ${by.join(', ')}` : ''} LIMIT ${maxGroups + 1}`,
+  const src = usageSource(plan, groups.map((g) => GROUP_DIMS[g]), f, params);
+  const d = groups.map((_, i) => `d${i}`);
+  const joinOn = d.map((c) => `(m.${c} IS NULL) = (h.${c} IS NULL) AND coalesce(m.${c}, '') = coalesce(h.${c}, '')`);
+  const r = await q.query<RawGroupRow & Record<string, string | null>>(
+    `WITH s AS ${src},
+     m AS (SELECT ${[...d, METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled,
+             percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50,
+             percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95
+           FROM s ${d.length ? `GROUP BY ${d.join(', ')}` : ''}),
+     b AS (SELECT ${[...d, 'x.lb', 'sum(x.n) AS n'].join(', ')} FROM s, unnest(s.lb, s.ln) AS x(lb, n) GROUP BY ${[...d, 'x.lb'].join(', ')}),
+     h AS (SELECT ${[...d, 'array_agg(b.lb ORDER BY b.lb) AS lbs', 'array_agg(b.n ORDER BY b.lb) AS lns'].join(', ')} FROM b ${d.length ? `GROUP BY ${d.join(', ')}` : ''})
+     SELECT ${[...d.map((c, i) => `m.${c} AS g${i}`), 'm.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.exact_p50, m.exact_p95, h.lbs, h.lns'].join(', ')}
+       FROM m LEFT JOIN h ON ${joinOn.length ? joinOn.join(' AND ') : 'true'}
+      WHERE m.calls > 0
+      ORDER BY m.cost_usd DESC, m.calls DESC${d.length ? `, ${d.map((c) => `m.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 1}`,
+    params,
+  );
+  return r.rows.map((row) => {
+    const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
+    for (let i = 0; i < groups.length; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
+    if (row.rolled > 0) {
+      const hist = new Map<number, number>();
+      addHistogram(hist, row.lbs ?? [], row.lns ?? []);
+      out.p50 = histogramPercentile(hist, 0.5);
+      out.p95 = histogramPercentile(hist, 0.95);
+    }
+    return out;
+  });
+}
+
+async function seriesOf(q: Queryable, plan: ReadPlan, f: UsageFilter, interval: 'day' | 'hour'): Promise<SeriesRow[]> {
+  const params: unknown[] = [];
+  const at: Dim = { r: 'r.bucket', u: 'u.at' };
+  const r = await q.query<SeriesRow>(
+    `SELECT (extract(epoch FROM date_trunc('${interval}', s.d0, 'UTC')) * 1000)::float8 AS bucket_ms, ${METRICS}
+       FROM ${usageSource(plan, [at], f, params)} s GROUP BY 1 ORDER BY 1`,
     params,
   );
   return r.rows;
 }
 
-export async function querySeries(db: Queryable, f: UsageFilter, interval: 'day' | 'hour'): Promise<SeriesRow[]> {
-  const params: unknown[] = [];
-  const r = await db.query<SeriesRow>(
-    `SELECT (extract(epoch FROM date_trunc('${interval}', u.at, 'UTC')) * 1000)::float8 AS bucket_ms, ${METRICS}
-       FROM usage_records u WHERE ${where(f, params)} GROUP BY 1 ORDER BY 1`,
-    params,
-  );
-  return r.rows;
+export interface UsageReport {
+  groups: GroupRow[];
+  total: GroupRow;
+  series: SeriesRow[];
+}
+
+/** Groups (at most maxGroups + 1), totals and the time series of one window, from one snapshot. */
+export async function readUsage(db: Db, f: UsageFilter, groups: readonly Group[], interval: 'day' | 'hour', maxGroups: number, opts: { rollups?: boolean } = {}): Promise<UsageReport> {
+  return db.tx(async (q) => {
+    await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const state = opts.rollups === false ? null : await readRollupState(q);
+    const from = f.from.getTime();
+    const to = f.to.getTime();
+    const byDay = planRead(from, to, state, true);
+    const rows = await groupsOf(q, byDay, f, groups, maxGroups);
+    const [total] = await groupsOf(q, byDay, f, [], 1);
+    const series = await seriesOf(q, interval === 'day' ? byDay : planRead(from, to, state, false), f, interval);
+    const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, p50: null, p95: null };
+    return { groups: rows, total: total ?? none, series };
+  });
 }
 
 /** Display names of the ids in the groups (keys, accounts, teams), one query per kind present. */

@@ -1,8 +1,9 @@
 /**
  * GET /api/v1/usage?days=N&group_by=model,key,account,team&team=&key=&interval=day|hour: gateway usage of the
- * teams the caller can read (usage-query.ts). The window is the last N calendar days in UTC, today included, up to
- * now. A team member sees the team's keys and their own keys; team admins and superusers see every key. Each group
- * and the totals carry what compression saved and would have saved (compression-savings.ts).
+ * teams the caller can read (usage-query.ts: rollups for whole rolled-up hours and days, raw records for the
+ * rest). The window is the last N calendar days in UTC, today included, up to now. A team member sees the team's
+ * keys and their own keys; team admins and superusers see every key. Each group and the totals carry what
+ * compression saved and would have saved (compression-savings.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
@@ -12,7 +13,7 @@ import { svcError } from '../../core/errors.ts';
 import { principal } from '../auth-hook.ts';
 import { optionalTeamOfRequest } from '../team-of-request.ts';
 import { canSeeKey } from '../ai/key-service.ts';
-import { GROUPS, namesOf, queryGroups, querySeries, type Group, type GroupRow, type UsageFilter } from './usage-query.ts';
+import { GROUPS, namesOf, readUsage, type Group, type GroupRow, type UsageFilter } from './usage-query.ts';
 import { USAGE_REPORT } from './usage-schemas.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
 import { groupKey, noSavings, querySavings } from './compression-savings.ts';
@@ -90,8 +91,8 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
       adminTeams: [...p.teams].filter(([, role]) => ADMIN.has(role)).map(([id]) => id),
       userId: p.userId, teamId, keyId: q.key,
     };
-    const [rows, [total], series, savings] = await Promise.all([
-      queryGroups(ctx.db, f, groups, MAX_GROUPS), queryGroups(ctx.db, f, [], 1), querySeries(ctx.db, f, interval),
+    const [{ groups: rows, total, series }, savings] = await Promise.all([
+      readUsage(ctx.db, f, groups, interval, MAX_GROUPS),
       readPriceOverrides(ctx.db).then((overrides) => querySavings(ctx.db, f, groups, overrides)),
     ]);
     const truncated = rows.length > MAX_GROUPS;

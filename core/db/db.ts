@@ -47,4 +47,5 @@ export type HeldLock = (() => Promise<void>) & { check(): Promise<boolean> };
 export const LOCKS = {
   migrate: 7_100_001,
   scheduler: 7_100_002,
+  usageRollups: 7_100_003,
 } as const;

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/support/seeded-random.ts';
+import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR } from './latency-histogram.ts';
+import { planRead } from './usage-read-plan.ts';
+
+/** The bucket as the SQL computes it (latencyBucketSql), for the test. */
+const bucketOf = (v: number) => (v < 16 ? v : 16 + Math.floor((8 * Math.log(v / 16)) / Math.log(2)));
+
+/** percentile_cont over sorted values. */
+function exact(sorted: number[], p: number): number {
+  const pos = p * (sorted.length - 1);
+  const k = Math.floor(pos);
+  return k + 1 < sorted.length ? sorted[k] + (pos - k) * (sorted[k + 1] - sorted[k]) : sorted[k];
+}
+
+describe('latency histograms', () => {
+  it('give p50/p95 within the stated bound of percentile_cont', () => {
+    const rnd = seededRandom(7);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(rnd() * 400);
+      const values = Array.from({ length: n }, () => Math.floor(Math.exp(rnd() * Math.log(120_000))));
+      const h = new Map<number, number>();
+      for (const v of values) h.set(bucketOf(v), (h.get(bucketOf(v)) ?? 0) + 1);
+      values.sort((a, b) => a - b);
+      for (const p of [0.5, 0.95]) {
+        const want = exact(values, p);
+        expect(Math.abs(histogramPercentile(h, p)! - want)).toBeLessThanOrEqual(LATENCY_RELATIVE_ERROR * want + 1e-9);
+      }
+    }
+    expect(histogramPercentile(new Map(), 0.5)).toBeNull();
+    expect(bucketLatency(7)).toBe(7);
+  });
+});
+
+describe('planRead', () => {
+  const H = 3_600_000;
+  const D = 24 * H;
+  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1' };
+  it('reads whole days and hours from rollups and the rest raw', () => {
+    expect(planRead(2 * D + 30 * 60_000, 10 * D + 5 * H + 1234, state, true)).toMatchObject({
+      days: [3 * D, 10 * D], hours: [[2 * D + H, 3 * D], [10 * D, 10 * D + 5 * H]],
+      raw: [[2 * D + 30 * 60_000, 2 * D + H], [10 * D + 5 * H, 10 * D + 5 * H + 1234]], rolled: [2 * D + H, 10 * D + 5 * H],
+    });
+    expect(planRead(2 * D, 4 * D, state, false)).toMatchObject({ days: null, hours: [[2 * D, 4 * D]], raw: [] });
+    expect(planRead(2 * D, 4 * D, null, true)).toMatchObject({ days: null, hours: [], raw: [[2 * D, 4 * D]], rolled: null });
+    expect(planRead(11 * D, 12 * D, state, true)).toMatchObject({ hours: [], raw: [[11 * D, 12 * D]] });
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Latency histograms of the usage rollups: fixed log-spaced buckets, so that histograms of any hours, days and
+ * groups add up bucket by bucket. Latencies under 16 ms have a bucket each (exact); from 16 ms on, bucket j covers
+ * [16·2^((j−16)/8), 16·2^((j−15)/8)) ms, eight buckets per doubling. A percentile is read like percentile_cont (linear
+ * between the two order statistics around the rank) with each order statistic taken as its bucket's geometric
+ * middle, so it is within LATENCY_RELATIVE_ERROR of the raw percentile (before rounding to whole ms).
+ */
+
+const EXACT_BELOW = 16;
+const PER_DOUBLING = 8;
+
+/** 2^(1/16) − 1 ≈ 4.43 %: the farthest a value lies from its bucket's geometric middle, relative to the value. */
+export const LATENCY_RELATIVE_ERROR = 2 ** (1 / (2 * PER_DOUBLING)) - 1;
+
+/** SQL giving the bucket of an integer latency column (in ms). */
+export function latencyBucketSql(col: string): string {
+  return `(CASE WHEN ${col} < ${EXACT_BELOW} THEN greatest(${col}, 0) ELSE ${EXACT_BELOW} + floor(${PER_DOUBLING} * ln(${col}::float8 / ${EXACT_BELOW}) / ln(2::float8))::int END)::smallint`;
+}
+
+/** The latency a bucket stands for: exact below 16 ms, else the bucket's geometric middle. */
+export function bucketLatency(bucket: number): number {
+  if (bucket < EXACT_BELOW) return bucket;
+  return EXACT_BELOW * 2 ** ((bucket - EXACT_BELOW + 0.5) / PER_DOUBLING);
+}
+
+/** Adds counts per bucket into `into` (bucket → calls). */
+export function addHistogram(into: Map<number, number>, buckets: readonly number[], counts: readonly (number | string)[]): void {
+  for (const [i, b] of buckets.entries()) into.set(b, (into.get(b) ?? 0) + Number(counts[i]));
+}
+
+/** The p-quantile (0..1) of a histogram, in the manner of percentile_cont; null when it is empty. */
+export function histogramPercentile(h: ReadonlyMap<number, number>, p: number): number | null {
+  const sorted = [...h.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+  const n = sorted.reduce((s, [, c]) => s + c, 0);
+  if (n === 0) return null;
+  const pos = p * (n - 1);
+  const k = Math.floor(pos);
+  const at = (rank: number): number => {
+    let seen = 0;
+    for (const [b, c] of sorted) {
+      seen += c;
+      if (rank < seen) return bucketLatency(b);
+    }
+    return bucketLatency(sorted[sorted.length - 1][0]);
+  };
+  const lo = at(k);
+  return pos === k ? lo : lo + (pos - k) * (at(k + 1) - lo);
+}

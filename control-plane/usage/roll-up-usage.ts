@@ -1,0 +1,126 @@
+/**
+ * The usage-rollups job (the scheduler's leader, every minute): keeps usage_rollups (hourly and daily) equal to
+ * usage_records for every hour before rolled_until (the start of the current hour). Each run, in one REPEATABLE READ
+ * transaction (one snapshot for everything it reads and records):
+ *  - finds the hours to recompute: those newly complete since the last run, and those touched by rows of
+ *    transactions the last run's snapshot may not have seen (written_xid >= its xmin: written since, or late, e.g.
+ *    a node's journal replayed after an outage with the calls' original times);
+ *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate), then each day
+ *    that holds one of them or became complete, from its hours;
+ *  - records rolled_until and the snapshot, so that readers take rows it did not see from usage_records.
+ * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
+ * from running at once, and the unique index on the rollups would refuse a double count anyway.
+ */
+import type { Db, Queryable } from '../../core/db/db.ts';
+import { LOCKS } from '../../core/db/db.ts';
+import type { Job } from '../../core/scheduler.ts';
+import { latencyBucketSql } from './latency-histogram.ts';
+import { DAY_MS, HOUR_MS } from './usage-read-plan.ts';
+
+export const USAGE_ROLLUPS_JOB = 'usage-rollups';
+
+const COLUMNS = 'period, bucket, team_id, key_id, model, account_id, calls, errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_buckets, latency_counts';
+const DIMS = 'team_id, key_id, model, account_id';
+
+/** Hourly rows from the usage records u of `from` where `cond`. */
+const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT 'hour', bucket, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
+         array_agg(lb ORDER BY lb), array_agg(calls ORDER BY lb)
+    FROM (SELECT date_trunc('hour', u.at, 'UTC') AS bucket, u.team_id, u.key_id, coalesce(u.served_model, u.model) AS model,
+                 u.account_id, ${latencyBucketSql('u.latency_ms')} AS lb, count(*) AS calls,
+                 count(*) FILTER (WHERE u.status >= 400 OR u.error_code IS NOT NULL) AS errors,
+                 sum(u.input_tokens) AS i, sum(u.output_tokens) AS o, sum(u.cache_read_tokens) AS cr,
+                 sum(u.cache_write_tokens) AS cw, sum(u.cost_usd::numeric) AS cost
+            FROM ${from} WHERE ${cond} GROUP BY 1, 2, 3, 4, 5, 6) x
+   GROUP BY bucket, ${DIMS}`;
+
+/** Daily rows from the hourly rollups r of `from` where `cond`; each hour's metrics counted on its first bucket. */
+const insertDays = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT 'day', day, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
+         array_agg(lb ORDER BY lb), array_agg(n ORDER BY lb)
+    FROM (SELECT date_trunc('day', r.bucket, 'UTC') AS day, r.team_id, r.key_id, r.model, r.account_id, h.lb, sum(h.n) AS n,
+                 sum(r.calls) FILTER (WHERE h.ord = 1) AS calls, sum(r.errors) FILTER (WHERE h.ord = 1) AS errors,
+                 sum(r.input_tokens) FILTER (WHERE h.ord = 1) AS i, sum(r.output_tokens) FILTER (WHERE h.ord = 1) AS o,
+                 sum(r.cache_read_tokens) FILTER (WHERE h.ord = 1) AS cr, sum(r.cache_write_tokens) FILTER (WHERE h.ord = 1) AS cw,
+                 sum(r.cost_usd) FILTER (WHERE h.ord = 1) AS cost
+            FROM ${from} CROSS JOIN LATERAL unnest(r.latency_buckets, r.latency_counts) WITH ORDINALITY AS h(lb, n, ord)
+           WHERE r.period = 'hour' AND ${cond} GROUP BY 1, 2, 3, 4, 5, 6) x
+   GROUP BY day, ${DIMS}`;
+
+export interface RollupRun {
+  hours: number;
+  days: number;
+  rolledUntil: Date;
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+const toTimes = (rows: Array<{ t: Date | string }>) => rows.map((r) => new Date(r.t).getTime());
+
+async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
+  await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+  const snap = (await q.query<{ snapshot: string; xmin: string }>('SELECT pg_current_snapshot()::text AS snapshot, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin')).rows[0];
+  const prev = (await q.query<{ rolled_until: Date; xmin: string }>('SELECT rolled_until, snapshot_xmin::text AS xmin FROM usage_rollup_state WHERE id = 1')).rows[0];
+  const prevUntil = prev ? new Date(prev.rolled_until).getTime() : null;
+  // Never backwards (a node whose clock is behind): hours once rolled up stay so.
+  const until = Math.max(Math.floor(now / HOUR_MS) * HOUR_MS, prevUntil ?? 0);
+  const dayEnd = Math.floor(until / DAY_MS) * DAY_MS;
+  let hours: number[];
+  let days: number[];
+  if (prevUntil === null) {
+    // First run: everything before rolled_until, in one pass.
+    await q.query('DELETE FROM usage_rollups');
+    await q.query(insertHours('usage_records u', 'u.at < $1'), [iso(until)]);
+    await q.query(insertDays('usage_rollups r', 'r.bucket < $1'), [iso(dayEnd)]);
+    hours = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'hour'")).rows);
+    days = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'day'")).rows);
+  } else {
+    const touched = await q.query<{ t: Date }>(
+      `SELECT DISTINCT date_trunc('hour', u.at, 'UTC') AS t FROM usage_records u WHERE u.written_xid >= $1::bigint AND u.at < $2
+       UNION SELECT DISTINCT date_trunc('hour', u.at, 'UTC') FROM usage_records u WHERE u.at >= $3 AND u.at < $2`,
+      [prev.xmin, iso(until), iso(prevUntil)],
+    );
+    hours = toTimes(touched.rows);
+    const dayset = new Set(hours.map((h) => Math.floor(h / DAY_MS) * DAY_MS));
+    // Days that became complete since the last run, even when none of their hours changed.
+    for (let d = Math.floor(prevUntil / DAY_MS) * DAY_MS; d < dayEnd; d += DAY_MS) dayset.add(d);
+    days = [...dayset].filter((d) => d < dayEnd).sort((a, b) => a - b);
+    if (hours.length > 0) {
+      const list = hours.map(iso);
+      await q.query("DELETE FROM usage_rollups WHERE period = 'hour' AND bucket = ANY($1::timestamptz[])", [list]);
+      await q.query(insertHours("unnest($1::timestamptz[]) AS t(h) JOIN usage_records u ON u.at >= t.h AND u.at < t.h + interval '1 hour'", 'true'), [list]);
+    }
+    if (days.length > 0) {
+      const list = days.map(iso);
+      await q.query("DELETE FROM usage_rollups WHERE period = 'day' AND bucket = ANY($1::timestamptz[])", [list]);
+      await q.query(insertDays("unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket >= t.d AND r.bucket < t.d + interval '1 day'", 'true'), [list]);
+    }
+  }
+  await q.query(
+    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, updated_at) VALUES (1, $1, $2, $3::bigint, now())
+     ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin, updated_at = now()`,
+    [iso(until), snap.snapshot, snap.xmin],
+  );
+  return { hours: hours.length, days: days.length, rolledUntil: new Date(until) };
+}
+
+/** One run; null when another node's run holds the lock (it does the same work). */
+export async function rollUpUsage(db: Db, now: number): Promise<RollupRun | null> {
+  const release = await db.tryLock(LOCKS.usageRollups);
+  if (!release) return null;
+  try {
+    return await db.tx((q) => rollUp(q, now));
+  } finally {
+    await release();
+  }
+}
+
+export function usageRollupsJob(): Job {
+  return {
+    name: USAGE_ROLLUPS_JOB,
+    everyMs: 60_000,
+    run: async (ctx) => {
+      const r = await rollUpUsage(ctx.db, ctx.clock.now());
+      if (r && (r.hours > 0 || r.days > 0)) ctx.log.debug({ ...r }, 'usage rollups recomputed');
+    },
+  };
+}

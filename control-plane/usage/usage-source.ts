@@ -1,0 +1,92 @@
+/**
+ * The rows the usage analytics add up, as one SQL subquery: rollup rows for the rolled-up part of the window and
+ * usage records for the rest (usage-read-plan.ts), in one shape: the requested dimensions d0…dn, calls, errors,
+ * the four token sums, cost (numeric, so that any order of addition gives the same figure), the latency histogram
+ * (latency-histogram.ts) and, for raw rows only, the latency itself (for exact percentiles where nothing is rolled
+ * up), and rolled_calls (calls that came from the rollups).
+ */
+import { latencyBucketSql } from './latency-histogram.ts';
+import type { Range, ReadPlan } from './usage-read-plan.ts';
+
+export const GROUPS = ['model', 'key', 'account', 'team'] as const;
+export type Group = (typeof GROUPS)[number];
+
+/** A dimension in each source: `r` a usage_rollups row, `u` a usage_records row. */
+export interface Dim {
+  r: string;
+  u: string;
+}
+
+export const GROUP_DIMS: Record<Group, Dim> = {
+  model: { r: 'r.model', u: 'coalesce(u.served_model, u.model)' },
+  key: { r: 'r.key_id', u: 'u.key_id' },
+  account: { r: 'r.account_id', u: 'u.account_id' },
+  team: { r: 'r.team_id', u: 'u.team_id' },
+};
+
+export interface UsageFilter {
+  from: Date;
+  to: Date;
+  /** null = every team (superusers); else the teams the caller may read. */
+  teams: string[] | null;
+  /** Teams where the caller may see other members' own keys (admins); ignored when teams is null. */
+  adminTeams: string[];
+  userId: string | null;
+  teamId?: string;
+  keyId?: string;
+}
+
+/**
+ * Visibility and filters on a row with team_id and key_id (params appended): the caller's teams, and other
+ * members' own keys only in teams the caller administers.
+ */
+export function visibleTo(alias: string, f: UsageFilter, params: unknown[]): string[] {
+  const w: string[] = [];
+  if (f.teams) {
+    w.push(`${alias}.team_id = ANY($${params.push(f.teams)})`);
+    w.push(`(${alias}.team_id = ANY($${params.push(f.adminTeams)}) OR NOT EXISTS (SELECT 1 FROM gateway_keys gk WHERE gk.id = ${alias}.key_id AND gk.owner_user_id IS NOT NULL AND gk.owner_user_id <> $${params.push(f.userId ?? '')}))`);
+  }
+  if (f.teamId) w.push(`${alias}.team_id = $${params.push(f.teamId)}`);
+  if (f.keyId) w.push(`${alias}.key_id = $${params.push(f.keyId)}`);
+  return w;
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+function inRanges(col: string, ranges: readonly Range[], params: unknown[]): string {
+  return `(${ranges.map(([a, b]) => `(${col} >= $${params.push(iso(a))} AND ${col} < $${params.push(iso(b))})`).join(' OR ')})`;
+}
+
+/** The subquery (params appended); dims are selected as d0…dn. */
+export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[]): string {
+  const parts: string[] = [];
+  const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
+    u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
+    u.cache_write_tokens::bigint AS cache_write_tokens, u.cost_usd::numeric AS cost_usd, ARRAY[${latencyBucketSql('u.latency_ms')}] AS lb,
+    ARRAY[1::bigint] AS ln, u.latency_ms, 0::bigint AS rolled_calls`;
+  const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
+  if (plan.days || plan.hours.length > 0) {
+    const periods: string[] = [];
+    if (plan.days) periods.push(`(r.period = 'day' AND ${inRanges('r.bucket', [plan.days], params)})`);
+    if (plan.hours.length > 0) periods.push(`(r.period = 'hour' AND ${inRanges('r.bucket', plan.hours, params)})`);
+    const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
+    parts.push(`SELECT ${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
+      r.latency_buckets AS lb, r.latency_counts AS ln, NULL::int AS latency_ms, r.calls AS rolled_calls
+      FROM usage_rollups r WHERE ${w.join(' AND ')}`);
+  }
+  if (plan.raw.length > 0) {
+    const w = [inRanges('u.at', plan.raw, params), ...visibleTo('u', f, params)];
+    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u WHERE ${w.join(' AND ')}`);
+  }
+  if (plan.rolled && plan.state) {
+    // Rows in rolled-up hours that the last run's snapshot did not see (written since, or late).
+    const w = [
+      inRanges('u.at', [plan.rolled], params),
+      `u.written_xid >= $${params.push(plan.state.snapshotXmin)}::bigint`,
+      `NOT pg_visible_in_snapshot(u.written_xid::text::xid8, $${params.push(plan.state.snapshot)}::pg_snapshot)`,
+      ...visibleTo('u', f, params),
+    ];
+    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u WHERE ${w.join(' AND ')}`);
+  }
+  return `(${parts.join('\n UNION ALL\n')})`;
+}
