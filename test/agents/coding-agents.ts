@@ -36,7 +36,7 @@ export interface CodingAgent {
   package: string;
   /** The wire style the agent speaks to the gateway. */
   style: 'messages' | 'responses' | 'generative';
-  /** The agent's own tools that read a file, in the order a model would pick them. */
+  /** The agent's own tools that read a file; the scripted model uses them in turn. */
   readers: FileReader[];
   launch(o: LaunchOptions): AgentLaunch;
 }
@@ -57,7 +57,10 @@ export const claudeCode: CodingAgent = {
   id: 'claude-code',
   package: '@anthropic-ai/claude-code',
   style: 'messages',
-  readers: [{ tool: 'Read', args: (path, dir) => ({ file_path: join(dir, path) }) }],
+  readers: [
+    { tool: 'Read', args: (path, dir) => ({ file_path: join(dir, path) }) },
+    { tool: 'Bash', args: (path) => ({ command: `cat ${path}`, description: `Print ${path}` }) },
+  ],
   launch: (o) => ({
     command: process.execPath,
     // As root, --dangerously-skip-permissions is refused: allow the tools the task needs instead.

@@ -37,13 +37,14 @@ function nextPath(tour: readonly string[], results: readonly string[]): string |
 /** `tour`: files (relative to `dir`) read one by one before the clue, for longer recorded sessions. */
 export function fileHuntPolicy(dir: string, readers: FileReader[], tour: readonly string[] = []): FakePolicy {
   return (info: FakeRequestInfo) => {
-    const reader = readers.find((r) => info.tools.includes(r.tool));
+    const offered = readers.filter((r) => info.tools.includes(r.tool));
     const results = info.toolResults ?? [];
     const usage = { input: 40 + Math.ceil(info.lastUserText.length / 4), output: 12 };
-    if (reader === undefined) return { text: 'Reading files', stop: 'end', usage };
-    // A new user turn with no result yet starts the hunt; a result continues it.
+    if (offered.length === 0) return { text: 'Reading files', stop: 'end', usage };
+    // A new user turn with no result yet starts the hunt; a result continues it, each step with the next of the
+    // agent's reading tools (so that each tool's call and result shape makes the round trip).
     const path = info.lastIsToolResult || results.length === 0 ? nextPath(tour, results) : undefined;
-    if (path !== undefined) return call(reader, path, dir, results.length + 1, usage);
+    if (path !== undefined) return call(offered[results.length % offered.length], path, dir, results.length + 1, usage);
     return { text: `${FINAL_PREFIX} ${results.at(-1)?.trim() ?? ''}`, stop: 'end', usage };
   };
 }
