@@ -46,7 +46,7 @@ export const SETTINGS_BODY = {
     mode: { ...MODE, description: 'The instance mode: off (default), audit-only or on; teams, keys, rules and the header only lower it.' },
     keep_last_turns: { type: 'integer', minimum: 0, maximum: 1000, default: 4 },
     rules: { type: 'array', maxItems: MAX_RULES, items: RULE_SCHEMA, default: [] },
-    summary: { ...SUMMARY_SCHEMA, default: null },
+    summary: { ...SUMMARY_SCHEMA, description: 'Summaries of the oldest turns; null turns them off, absent keeps the current setting.' },
   },
 } as const;
 

@@ -46,9 +46,10 @@ export function compressionRoutes(app: FastifyInstance, ctx: AppContext): void {
   }, async (req) => {
     const p = principal(req);
     requireSuperuser(p);
-    const b = req.body as { mode: CompressionMode; keep_last_turns: number; rules: CompressionRule[]; summary: SummarySettings | null };
+    const b = req.body as { mode: CompressionMode; keep_last_turns: number; rules: CompressionRule[]; summary?: SummarySettings | null };
     const rules = checkRules(b.rules);
-    const summary = await checkSummary(ctx.db, b.summary);
+    // Absent keeps the summary setting (a client that does not know it must not turn summaries off).
+    const summary = b.summary === undefined ? (await readCompressionSettings(ctx.db)).summary : await checkSummary(ctx.db, b.summary);
     await ctx.db.query(
       `INSERT INTO compression_settings (id, mode, keep_last_turns, rules, summary, updated_by, updated_at) VALUES (true, $1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET mode = $1, keep_last_turns = $2, rules = $3, summary = $4, updated_by = $5, updated_at = $6`,

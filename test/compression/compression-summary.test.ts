@@ -149,7 +149,10 @@ describe('summary settings', () => {
     expect(missing.json()).toMatchObject({ error: { code: 'validation_failed', details: { field: 'summary.key_id' } } });
     const model = await g.s.api('PUT', '/api/v1/settings/compression', { mode: 'on', summary: { model: MODEL, key_id: summaryKey } });
     expect(model.json()).toMatchObject({ error: { code: 'validation_failed', details: { field: 'summary.model' } } });
+    // A change that does not name the summary keeps it; null turns summaries off.
+    expect((await setCompression({ mode: 'on' })).json()).toMatchObject({ summary: { model: 'gpt-4o-mini', key_id: summaryKey, min_tokens: 1000 } });
     const shown = await g.s.api('GET', '/api/v1/settings/compression');
     expect(shown.json()).toMatchObject({ summary: { model: 'gpt-4o-mini', key_id: summaryKey, min_tokens: 1000 } });
+    expect((await setCompression({ mode: 'on', summary: null })).json()).toMatchObject({ summary: null });
   });
 });
