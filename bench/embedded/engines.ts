@@ -26,6 +26,17 @@ export interface Engine {
 const SVC_ENV = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'production', PORT: '0', REDIS_URL: '' };
 const serve = (env: Record<string, string>) => startChild(['main.js', 'serve', '--role', 'all'], { ...SVC_ENV, ...env });
 
+/** svc on a database already running; the database goes with svc, or at once when svc does not start. */
+async function serveOn(dir: string, databaseUrl: string, stopDb: () => Promise<void>): Promise<RunningEngine> {
+  try {
+    const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: databaseUrl });
+    return { svc, stop: async () => { await svc.stop(); await stopDb(); } };
+  } catch (err) {
+    await stopDb();
+    throw err;
+  }
+}
+
 export const PGLITE: Engine = {
   name: 'PGlite, in process',
   measuresMemory: true,
@@ -42,13 +53,7 @@ export const CHILD_POSTGRES: Engine = {
     // As root the server runs as another user, which must be able to pass through svc's directory to its own.
     chmodSync(dir, 0o711);
     const db = await startChildPostgres(join(dir, 'pg'));
-    try {
-      const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: db.url });
-      return { svc, stop: async () => { await svc.stop(); await db.stop(); } };
-    } catch (err) {
-      await db.stop();
-      throw err;
-    }
+    return serveOn(dir, db.url, () => db.stop());
   },
 };
 
@@ -59,13 +64,7 @@ export function serverPostgres(databaseUrl: string): Engine {
     measuresMemory: false,
     async start(dir) {
       const db = await freshDatabase(databaseUrl, 'svc_bench_embedded');
-      try {
-        const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: db.url });
-        return { svc, stop: async () => { await svc.stop(); await db.drop(); } };
-      } catch (err) {
-        await db.drop();
-        throw err;
-      }
+      return serveOn(dir, db.url, () => db.drop());
     },
   };
 }
