@@ -18,6 +18,8 @@ export interface RecordedSession extends Session {
   /** The agent and its version, e.g. "Claude Code 2.1.331". */
   name: string;
   style: StyleName;
+  /** The request as the agent sent it (the model of a generative-language request is in `conversation.model`). */
+  request: unknown;
 }
 
 interface RecordedFile {
@@ -34,6 +36,6 @@ export function recordedSessions(dir = RECORDED_DIR): RecordedSession[] {
     const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedFile;
     // A generative-language request names its model in the path, not the body.
     const conversation = { ...getStyle(r.style).decodeRequest(r.request), model: r.model };
-    return { name: `${r.agent} ${r.version}`, style: r.style, conversation, spans: r.spans };
+    return { name: `${r.agent} ${r.version}`, style: r.style, request: r.request, conversation, spans: r.spans };
   });
 }

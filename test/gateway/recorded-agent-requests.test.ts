@@ -1,0 +1,51 @@
+/**
+ * The recorded sessions of Claude Code, Codex CLI and Gemini CLI (test/fixtures/agent-sessions: each agent's last
+ * request of a 15-call task, byte for byte as it sent it, with its system prompt, tools and options) replayed through
+ * the gateway to every upstream style: each upstream receives all 15 tool results paired with their calls, in its
+ * own wire format, and the streamed answer completes. The agents themselves run in test/agents (slow tier).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordedSessions } from '../../bench/compression/recorded-sessions.ts';
+import type { FakeUpstream } from '../fakes/fake-upstream.ts';
+import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
+
+let g: GatewayEnv;
+beforeAll(async () => {
+  g = await startGatewayEnv();
+}, 60_000);
+afterAll(async () => g?.close());
+
+const UPSTREAMS = [['chat', 'gpt-4o-mini'], ['messages', 'claude-sonnet-4-6'], ['generative', 'gemini-2.5-flash']] as const;
+
+/** How each agent's style reaches the gateway, as the agent calls it. */
+function send(style: string, model: string, request: Record<string, unknown>): Promise<Response> {
+  const json = { 'content-type': 'application/json' };
+  if (style === 'messages') {
+    return fetch(`${g.s.url}/v1/messages`, { method: 'POST', headers: { ...json, 'x-api-key': g.key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ ...request, model }) });
+  }
+  if (style === 'responses') {
+    return fetch(`${g.s.url}/v1/responses`, { method: 'POST', headers: { ...json, authorization: `Bearer ${g.key}` }, body: JSON.stringify({ ...request, model }) });
+  }
+  return fetch(`${g.s.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`, { method: 'POST', headers: { ...json, 'x-goog-api-key': g.key }, body: JSON.stringify(request) });
+}
+
+function fakeOf(style: string): FakeUpstream {
+  return style === 'chat' ? g.chat : style === 'messages' ? g.messages : g.generative;
+}
+
+describe.each(recordedSessions().map((s) => [s.name, s] as const))('%s, recorded request', (_n, session) => {
+  it.each(UPSTREAMS)('reaches a %s upstream with every tool result, and the answer completes', async (style, model) => {
+    const fake = fakeOf(style);
+    fake.reset();
+    const res = await send(session.style, model, session.request as Record<string, unknown>);
+    const text = await res.text();
+    expect(res.status, text.slice(0, 500)).toBe(200);
+    expect(text).toContain('Echo:');
+    const call = fake.calls.at(-1);
+    expect(call).toBeDefined();
+    const info = fake.wire.inspect(call!.method, call!.path, call!.query, call!.body);
+    expect(info?.toolResults).toHaveLength(15);
+    expect(info?.toolResults?.at(-1)).toContain(session.spans[0]);
+    expect(info?.lastIsToolResult).toBe(true);
+  });
+});
