@@ -26,8 +26,9 @@ import { Teams } from './pages/teams.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { Notifications } from './pages/notifications.tsx';
 import { DeviceApproval } from './pages/device.tsx';
+import { Instance } from './pages/instance.tsx';
 
-const NAV = [
+const NAV: { href: string; label: string; superuser?: boolean }[] = [
   { href: '/ai', label: 'Overview' },
   { href: '/ai/keys', label: 'Keys' },
   { href: '/ai/usage', label: 'Usage' },
@@ -42,6 +43,7 @@ const NAV = [
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/notifications', label: 'Notifications' },
   { href: '/settings/tokens', label: 'API tokens' },
+  { href: '/settings/instance', label: 'Instance', superuser: true },
 ];
 
 const here = () => location.pathname + location.search;
@@ -107,7 +109,7 @@ function Shell({ me, path, query }: { me: Me; path: string; query: URLSearchPara
         <a href="/ai" class="brand">svc</a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((n) => (
+            {NAV.filter((n) => !n.superuser || me.is_superuser).map((n) => (
               <li key={n.href}>
                 <a href={n.href} aria-current={current === n ? 'page' : undefined}>{n.label}</a>
               </li>
@@ -146,6 +148,7 @@ function Page({ me, path, query }: { me: Me; path: string; query: URLSearchParam
   if (path === '/settings/teams') return <Teams me={me} />;
   if (path === '/settings/webhooks') return <Webhooks me={me} />;
   if (path === '/settings/notifications') return <Notifications me={me} />;
+  if (path === '/settings/instance') return <Instance me={me} />;
   if (path === '/device') return <DeviceApproval query={query} />;
   const issue = match('/errors/issues/:id', path);
   if (issue) return <IssuePage id={issue.id} />;

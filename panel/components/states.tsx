@@ -23,3 +23,13 @@ export function Empty({ title, children }: { title: string; children: ComponentC
     </section>
   );
 }
+
+/** The "More" button under a list read page by page (use-pages.ts); nothing when the list is complete. */
+export function MoreButton({ pages, what }: { pages: { more: (() => void) | undefined; loadingMore: boolean; moreError: ApiError | undefined }; what: string }) {
+  return (
+    <>
+      {pages.moreError && <ErrorNote error={pages.moreError} />}
+      {pages.more && <p><button type="button" onClick={pages.more} disabled={pages.loadingMore}>{pages.loadingMore ? `Loading more ${what}…` : `More ${what}`}</button></p>}
+    </>
+  );
+}

@@ -11,16 +11,10 @@ import { fmtCount, fmtTokens } from '../components/format.ts';
 import { ErrorNote, Loading } from '../components/states.tsx';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { useLoad } from '../components/use-load.ts';
+import { limitsText, TeamLimits } from '../components/team-limits.tsx';
 
 const ROLES = ['viewer', 'member', 'admin', 'owner'];
 
-const limitsText = (l: Team['limits']) => {
-  const parts = [];
-  if (l?.['ai.keys'] != null) parts.push(fmtCount(l['ai.keys'], 'gateway key'));
-  if (l?.['ai.tokens'] != null) parts.push(`${fmtTokens(l['ai.tokens'])} a month`);
-  if (l?.['errors.events'] != null) parts.push(`${fmtCount(l['errors.events'], 'error event')} a month`);
-  return parts.length ? parts.join(', ') : 'no limits';
-};
 
 export function Teams({ me }: { me: Me }) {
   const teams = useLoad(() => call<List<Team>>(api.GET('/api/v1/teams', { params: { query: { limit: '200' } } })), []);
@@ -89,31 +83,5 @@ function TeamCard({ team, superuser, onChanged }: { team: Team; superuser: boole
         <button type="submit">Add member</button>
       </form>
     </article>
-  );
-}
-
-const LIMITS = [
-  { name: 'ai.keys', label: 'Gateway keys' },
-  { name: 'ai.tokens', label: 'AI tokens a month' },
-  { name: 'errors.events', label: 'Error events a month' },
-] as const;
-
-/** Superusers set a team's limits; an empty field is unlimited. PUT /api/v1/teams/{id}/limits. */
-function TeamLimits({ team, onSaved }: { team: Team; onSaved: () => void }) {
-  const [v, setV] = useState<Record<string, string>>(Object.fromEntries(LIMITS.map((l) => [l.name, team.limits?.[l.name] == null ? '' : String(team.limits[l.name])])));
-  const save = useAction(() => call(api.PUT('/api/v1/teams/{id}/limits', {
-    params: { path: { id: team.id } },
-    body: Object.fromEntries(LIMITS.map((l) => [l.name, v[l.name].trim() === '' ? null : Number(v[l.name])])),
-  })), onSaved);
-  return (
-    <form class="row" aria-label={`Limits of ${team.name}`} onSubmit={onSubmit(save)}>
-      {LIMITS.map((l) => (
-        <Field key={l.name} label={l.label} name={l.name} error={save.error}>
-          {(p) => <input {...p} type="number" min="0" placeholder="unlimited" value={v[l.name]} onInput={(e) => setV({ ...v, [l.name]: e.currentTarget.value })} />}
-        </Field>
-      ))}
-      <button type="submit">Save limits</button>
-      <FormError error={save.error} fields={LIMITS.map((l) => l.name)} />
-    </form>
   );
 }
