@@ -6,38 +6,35 @@
 import { api, call } from '../api/client.ts';
 import type { GatewayKey, KeptCall, KeptCallDetail, List } from '../api/views.ts';
 import { fmtCount } from '../components/format.ts';
-import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { Empty, ErrorNote, Loading, MoreButton } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { usePages } from '../components/use-pages.ts';
 
 const show = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body, null, 2));
 
 export function Calls() {
-  const calls = useLoad(async () => {
-    const [c, k] = await Promise.all([
-      call<List<KeptCall>>(api.GET('/api/v1/calls', { params: { query: { limit: '100' } } })),
-      call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200' } } })),
-    ]);
-    return { calls: c.items, keys: new Map(k.items.map((x) => [x.id, x.name])) };
-  }, []);
+  const calls = usePages((cursor) => call<List<KeptCall>>(api.GET('/api/v1/calls', { params: { query: { limit: '100', ...(cursor ? { cursor } : {}) } } })), []);
+  // Key names for the table; a key not among these shows its id.
+  const keys = useLoad(async () => new Map((await call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200' } } }))).items.map((x) => [x.id, x.name])), []);
   return (
     <section aria-labelledby="calls-h">
       <h1 id="calls-h">Call logs</h1>
-      {calls.loading && !calls.data && <Loading what="calls" />}
+      {calls.loading && !calls.items && <Loading what="calls" />}
       {calls.error && <ErrorNote error={calls.error} onRetry={calls.reload} />}
-      {calls.data?.calls.length === 0 && (
+      {calls.items?.length === 0 && (
         <Empty title="No kept calls">
           <p>Bodies are kept only for keys that ask for it: on the <a href="/ai/keys">keys page</a>, edit a key and set "Keep call bodies" to 1, 7 or 30 days. Its next calls appear here.</p>
         </Empty>
       )}
-      {calls.data && calls.data.calls.length > 0 && (
-        <div class="table-wrap">
+      {calls.items && calls.items.length > 0 && (
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Kept calls">
             <thead><tr><th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Style</th><th scope="col">Status</th><th scope="col" class="num">Request / answer</th><th scope="col">Kept until</th></tr></thead>
-            <tbody>{calls.data.calls.map((c) => (
+            <tbody>{calls.items.map((c) => (
               <tr key={c.id}>
                 <td><a href={`/ai/calls/${c.id}`}><Time at={c.created_at} /></a></td>
-                <td>{(c.key && calls.data!.keys.get(c.key)) ?? c.key ?? '—'}</td>
+                <td>{(c.key && keys.data?.get(c.key)) ?? c.key ?? '—'}</td>
                 <td>{c.model}{c.served_model && c.served_model !== c.model ? ` → ${c.served_model}` : ''}</td>
                 <td>{c.client_style}{c.stream ? ', streamed' : ''}</td>
                 <td>{c.status}{c.error_code ? ` ${c.error_code}` : ''}</td>
@@ -48,6 +45,7 @@ export function Calls() {
           </table>
         </div>
       )}
+      <MoreButton pages={calls} what="calls" />
     </section>
   );
 }

@@ -83,7 +83,7 @@ function TeamsLimits() {
       {teams.error && <ErrorNote error={teams.error} onRetry={teams.reload} />}
       {teams.items && teams.items.length === 0 && <p>No teams yet. <a href="/settings/teams">Create one</a> on the teams page.</p>}
       {teams.items && teams.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Team limits">
             <thead><tr><th scope="col">Team</th><th scope="col">Limits</th><th scope="col"><span class="muted">Change</span></th></tr></thead>
             <tbody>
@@ -125,7 +125,7 @@ function Users() {
       {users.loading && !users.items && <Loading what="users" />}
       {users.error && <ErrorNote error={users.error} onRetry={users.reload} />}
       {users.items && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Users">
             <thead><tr><th scope="col">User name</th><th scope="col">E-mail</th><th scope="col">Superuser</th><th scope="col">Created</th></tr></thead>
             <tbody>

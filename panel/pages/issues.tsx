@@ -10,10 +10,11 @@ import type { Issue, List, Me, Project } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtCount } from '../components/format.ts';
 import { SdkSnippet } from '../components/sdk-snippet.tsx';
-import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { Empty, ErrorNote, Loading, MoreButton } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { Sparkline } from '../components/sparkline.tsx';
+import { usePages } from '../components/use-pages.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
 import { navigate } from '../router.ts';
 
@@ -60,8 +61,8 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
   const sort = query.get('sort') ?? 'last_seen';
   const [text, setText] = useState(q);
   const [picked, setPicked] = useState<Set<string>>(new Set());
-  const issues = useLoad(
-    () => call<List<Issue>>(api.GET('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) }, query: { state, sort, limit: '100', hourly: '24', ...(level ? { level } : {}), ...(q ? { q } : {}) } } })),
+  const issues = usePages(
+    (cursor) => call<List<Issue>>(api.GET('/api/v1/projects/{id}/issues', { params: { path: { id: String(project.id) }, query: { state, sort, limit: '100', hourly: '24', ...(level ? { level } : {}), ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } } })),
     [project.id, state, level, q, sort],
   );
   const bulk = useAction(async (change: { state: 'resolved' | 'ignored' }) => {
@@ -88,9 +89,9 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
         <button type="submit">Search</button>
       </form>
       {bulk.error && <ErrorNote error={bulk.error} />}
-      {issues.loading && !issues.data && <Loading what="issues" />}
+      {issues.loading && !issues.items && <Loading what="issues" />}
       {issues.error && <ErrorNote error={issues.error} onRetry={issues.reload} />}
-      {issues.data && issues.data.items.length === 0 && (filtered ? (
+      {issues.items && issues.items.length === 0 && (filtered ? (
         <Empty title="No issues match">
           <p>Nothing {state.replaceAll('_', ' ')}{level && ` at level ${level}`}{q && ` containing "${q}"`}. <a href={`/errors?project=${project.id}`}>Show unresolved issues</a>.</p>
         </Empty>
@@ -100,18 +101,18 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
           {project.dsn ? <SdkSnippet dsn={project.dsn} /> : <p>This project has no active DSN.</p>}
         </Empty>
       ))}
-      {issues.data && issues.data.items.length > 0 && (
+      {issues.items && issues.items.length > 0 && (
         <>
           <div class="row" role="group" aria-label="Change the selected issues">
             <span class="muted">{fmtCount(picked.size, 'issue')} selected</span>
             <button type="button" disabled={picked.size === 0} onClick={() => bulk.run({ state: 'resolved' })}>Resolve selected</button>
             <button type="button" disabled={picked.size === 0} onClick={() => bulk.run({ state: 'ignored' })}>Ignore selected</button>
           </div>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table aria-label="Issues">
               <thead><tr><th scope="col"><span class="muted">Select</span></th><th scope="col">Issue</th><th scope="col">Level</th><th scope="col">Last 24 h</th><th scope="col" class="num">Events</th><th scope="col" class="num">Users</th><th scope="col">Last seen</th><th scope="col">First seen</th></tr></thead>
               <tbody>
-                {issues.data.items.map((i) => (
+                {issues.items.map((i) => (
                   <tr key={i.id}>
                     <td><input type="checkbox" checked={picked.has(i.id)} onChange={() => toggle(i.id)} aria-label={`Select ${i.title}`} /></td>
                     <td><a href={`/errors/issues/${i.id}`}>{i.title}</a>{i.regressed && <span class="badge"> regressed</span>}<div class="muted mono">{i.culprit}</div></td>
@@ -126,6 +127,7 @@ function IssueList({ project, query, set }: { project: Project; query: URLSearch
               </tbody>
             </table>
           </div>
+          <MoreButton pages={issues} what="issues" />
         </>
       )}
     </>

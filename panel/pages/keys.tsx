@@ -64,7 +64,7 @@ export function Keys({ me }: { me: Me }) {
         </Empty>
       )}
       {keys.data && keys.data.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Gateway keys">
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Team</th><th scope="col">Secret</th><th scope="col">Models</th><th scope="col">Limits</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col"><span class="muted">Actions</span></th></tr>

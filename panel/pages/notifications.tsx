@@ -5,9 +5,9 @@
 import { api, call } from '../api/client.ts';
 import type { List, Me, Notification } from '../api/views.ts';
 import { fmtCount } from '../components/format.ts';
-import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { Empty, ErrorNote, Loading, MoreButton } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
-import { useLoad } from '../components/use-load.ts';
+import { usePages } from '../components/use-pages.ts';
 
 /** One line saying what the event is about, from the fields most payloads carry. */
 function about(n: Notification): string {
@@ -18,23 +18,23 @@ function about(n: Notification): string {
 }
 
 export function Notifications({ me }: { me: Me }) {
-  const list = useLoad(() => call<List<Notification>>(api.GET('/api/v1/notifications', { params: { query: { limit: '100' } } })), []);
+  const list = usePages((cursor) => call<List<Notification>>(api.GET('/api/v1/notifications', { params: { query: { limit: '100', ...(cursor ? { cursor } : {}) } } })), []);
   const teamName = (id: string) => me.teams.find((t) => t.id === id)?.name ?? id;
   return (
     <section aria-labelledby="notes-h">
       <h1 id="notes-h">Notifications</h1>
-      {list.loading && !list.data && <Loading what="notifications" />}
+      {list.loading && !list.items && <Loading what="notifications" />}
       {list.error && <ErrorNote error={list.error} onRetry={list.reload} />}
-      {list.data?.items.length === 0 && (
+      {list.items?.length === 0 && (
         <Empty title="Nothing to tell yet">
           <p>New issues, regressions, spikes, budget alerts and account changes of your teams appear here. To receive them elsewhere, add a <a href="/settings/webhooks">webhook</a>.</p>
         </Empty>
       )}
-      {list.data && list.data.items.length > 0 && (
-        <div class="table-wrap">
+      {list.items && list.items.length > 0 && (
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Notifications">
             <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Team</th><th scope="col">Webhook deliveries</th></tr></thead>
-            <tbody>{list.data.items.map((n) => (
+            <tbody>{list.items.map((n) => (
               <tr key={n.id}>
                 <td><Time at={n.created_at} relative /></td>
                 <td><code>{n.kind}</code></td>
@@ -46,6 +46,7 @@ export function Notifications({ me }: { me: Me }) {
           </table>
         </div>
       )}
+      <MoreButton pages={list} what="notifications" />
     </section>
   );
 }

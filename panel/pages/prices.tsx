@@ -25,7 +25,7 @@ export function Prices({ me }: { me: Me }) {
       {prices.loading && !prices.data && <Loading what="prices" />}
       {prices.error && <ErrorNote error={prices.error} onRetry={prices.reload} />}
       {prices.data && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table aria-label="Prices">
             <thead><tr><th scope="col">Model</th><th scope="col" class="num">Input</th><th scope="col" class="num">Output</th><th scope="col" class="num">Cache read</th><th scope="col" class="num">Cache write</th><th scope="col">Source</th>{me.is_superuser && <th scope="col"><span class="muted">Actions</span></th>}</tr></thead>
             <tbody>

@@ -46,7 +46,7 @@ export function ProjectLinks({ projectId }: { projectId: number }) {
         </Empty>
       )}
       {links.data && links.data.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead><tr><th>kind</th><th>target</th><th>state</th><th>last deploy</th><th>linked</th><th>actions</th></tr></thead>
             <tbody>

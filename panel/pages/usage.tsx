@@ -91,7 +91,7 @@ export function UsagePage({ query }: { query: URLSearchParams }) {
               <p>Calls made with a <a href="/ai/keys">gateway key</a> appear here within seconds. Try one in the <a href="/ai/playground">playground</a>.</p>
             </Empty>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table aria-label={`Usage by ${groupBy}`}>
                 <thead>
                   <tr>

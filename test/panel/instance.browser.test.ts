@@ -74,11 +74,27 @@ describe.skipIf(!haveChromium)('the instance page of the panel', () => {
     await screenshot(page, 'instance');
   });
 
-  it('fits a 390 px window', async () => {
+  it('fits a 390 px window, on this page and every other', async () => {
     await open(390, 'root-ann');
     await page.getByRole('table', { name: 'Users' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, 'instance-narrow');
+    const wide: string[] = [];
+    for (const path of ['/ai', '/ai/keys', '/ai/usage', '/ai/accounts', '/ai/playground', '/ai/calls', '/ai/aliases', '/ai/prices', '/ai/compression', '/errors', '/settings/teams', '/settings/webhooks', '/settings/notifications', '/settings/tokens']) {
+      await page.goto(`${s.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 390) wide.push(`${path}: ${width} px`);
+      await screenshot(page, `narrow${path.replaceAll('/', '-')}`);
+    }
+    expect(wide).toEqual([]);
+    // A table wider than the window scrolls in its own frame, which the keyboard can reach.
+    await page.goto(`${s.url}/ai/prices`);
+    const frame = page.locator('.table-wrap').first();
+    await frame.waitFor();
+    expect(await frame.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    await expectAccessible(page, 'prices, 390 px');
   });
 
   it('is not offered to a person who is no superuser', async () => {
