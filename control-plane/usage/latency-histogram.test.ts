@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/seeded-random.ts';
-import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR } from './latency-histogram.ts';
+import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR, unpackHistogram } from './latency-histogram.ts';
 import { planRead } from './usage-read-plan.ts';
 
 /** The bucket as the SQL computes it (latencyBucketSql), for the test. */
@@ -29,6 +29,12 @@ describe('latency histograms', () => {
     }
     expect(histogramPercentile(new Map(), 0.5)).toBeNull();
     expect(bucketLatency(7)).toBe(7);
+  });
+
+  it('unpack the numeric they are summed in (12 digits per bucket)', () => {
+    expect([...unpackHistogram(`5${'0'.repeat(12)}000000000007`)]).toEqual([[0, 7], [2, 5]]);
+    expect(unpackHistogram('0').size).toBe(0);
+    expect(unpackHistogram(null).size).toBe(0);
   });
 });
 

@@ -4,17 +4,23 @@
  * [16·2^((j−16)/8), 16·2^((j−15)/8)) ms, eight buckets per doubling. A percentile is read like percentile_cont (linear
  * between the two order statistics around the rank) with each order statistic taken as its bucket's geometric
  * middle, so it is within LATENCY_RELATIVE_ERROR of the raw percentile (before rounding to whole ms).
+ *
+ * Stored packed into one numeric (the migration's usage_latency_weights): bucket b counts in units of 10^(12·b), so
+ * that sum() adds histograms exactly, bucket by bucket, while each bucket stays under 10^12 calls.
  */
 
 const EXACT_BELOW = 16;
 const PER_DOUBLING = 8;
+const DIGITS = 12;
+/** The last bucket (usage_latency_weights holds 0…255); bucket 232 already starts at 2^31 ms. */
+const LAST_BUCKET = 255;
 
 /** 2^(1/16) − 1 ≈ 4.43 %: the farthest a value lies from its bucket's geometric middle, relative to the value. */
 export const LATENCY_RELATIVE_ERROR = 2 ** (1 / (2 * PER_DOUBLING)) - 1;
 
 /** SQL giving the bucket of an integer latency column (in ms). */
 export function latencyBucketSql(col: string): string {
-  return `(CASE WHEN ${col} < ${EXACT_BELOW} THEN greatest(${col}, 0) ELSE ${EXACT_BELOW} + floor(${PER_DOUBLING} * ln(${col}::float8 / ${EXACT_BELOW}) / ln(2::float8))::int END)::smallint`;
+  return `(CASE WHEN ${col} < ${EXACT_BELOW} THEN greatest(${col}, 0) ELSE least(${LAST_BUCKET}, ${EXACT_BELOW} + floor(${PER_DOUBLING} * ln(${col}::float8 / ${EXACT_BELOW}) / ln(2::float8))::int) END)::smallint`;
 }
 
 /** The latency a bucket stands for: exact below 16 ms, else the bucket's geometric middle. */
@@ -23,9 +29,15 @@ export function bucketLatency(bucket: number): number {
   return EXACT_BELOW * 2 ** ((bucket - EXACT_BELOW + 0.5) / PER_DOUBLING);
 }
 
-/** Adds counts per bucket into `into` (bucket → calls). */
-export function addHistogram(into: Map<number, number>, buckets: readonly number[], counts: readonly (number | string)[]): void {
-  for (const [i, b] of buckets.entries()) into.set(b, (into.get(b) ?? 0) + Number(counts[i]));
+/** The histogram (bucket → calls) of a packed one, as Postgres prints the numeric (digits only). */
+export function unpackHistogram(packed: string | null): Map<number, number> {
+  const h = new Map<number, number>();
+  const digits = (packed ?? '0').split('.')[0];
+  for (let end = digits.length, b = 0; end > 0; end -= DIGITS, b++) {
+    const n = Number(digits.slice(Math.max(0, end - DIGITS), end));
+    if (n > 0) h.set(b, n);
+  }
+  return h;
 }
 
 /** The p-quantile (0..1) of a histogram, in the manner of percentile_cont; null when it is empty. */

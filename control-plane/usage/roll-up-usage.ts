@@ -19,13 +19,13 @@ import { DAY_MS, HOUR_MS } from './usage-read-plan.ts';
 
 export const USAGE_ROLLUPS_JOB = 'usage-rollups';
 
-const COLUMNS = 'period, bucket, team_id, key_id, model, account_id, calls, errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_buckets, latency_counts';
+const COLUMNS = 'period, bucket, team_id, key_id, model, account_id, calls, errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_histogram';
 const DIMS = 'team_id, key_id, model, account_id';
 
 /** Hourly rows from the usage records u of `from` where `cond`. */
 const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'hour', bucket, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
-         array_agg(lb ORDER BY lb), array_agg(calls ORDER BY lb)
+         sum(calls * (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = x.lb))
     FROM (SELECT date_trunc('hour', u.at, 'UTC') AS bucket, u.team_id, u.key_id, coalesce(u.served_model, u.model) AS model,
                  u.account_id, ${latencyBucketSql('u.latency_ms')} AS lb, count(*) AS calls,
                  count(*) FILTER (WHERE u.status >= 400 OR u.error_code IS NOT NULL) AS errors,
@@ -34,18 +34,13 @@ const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (
             FROM ${from} WHERE ${cond} GROUP BY 1, 2, 3, 4, 5, 6) x
    GROUP BY bucket, ${DIMS}`;
 
-/** Daily rows from the hourly rollups r of `from` where `cond`; each hour's metrics counted on its first bucket. */
+/** Daily rows from the hourly rollups r of `from` where `cond`. */
 const insertDays = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
-  SELECT 'day', day, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
-         array_agg(lb ORDER BY lb), array_agg(n ORDER BY lb)
-    FROM (SELECT date_trunc('day', r.bucket, 'UTC') AS day, r.team_id, r.key_id, r.model, r.account_id, h.lb, sum(h.n) AS n,
-                 sum(r.calls) FILTER (WHERE h.ord = 1) AS calls, sum(r.errors) FILTER (WHERE h.ord = 1) AS errors,
-                 sum(r.input_tokens) FILTER (WHERE h.ord = 1) AS i, sum(r.output_tokens) FILTER (WHERE h.ord = 1) AS o,
-                 sum(r.cache_read_tokens) FILTER (WHERE h.ord = 1) AS cr, sum(r.cache_write_tokens) FILTER (WHERE h.ord = 1) AS cw,
-                 sum(r.cost_usd) FILTER (WHERE h.ord = 1) AS cost
-            FROM ${from} CROSS JOIN LATERAL unnest(r.latency_buckets, r.latency_counts) WITH ORDINALITY AS h(lb, n, ord)
-           WHERE r.period = 'hour' AND ${cond} GROUP BY 1, 2, 3, 4, 5, 6) x
-   GROUP BY day, ${DIMS}`;
+  SELECT 'day', date_trunc('day', r.bucket, 'UTC'), r.team_id, r.key_id, r.model, r.account_id, sum(r.calls), sum(r.errors),
+         sum(r.input_tokens), sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd),
+         sum(r.latency_histogram)
+    FROM ${from} WHERE r.period = 'hour' AND ${cond}
+   GROUP BY 2, r.team_id, r.key_id, r.model, r.account_id`;
 
 export interface RollupRun {
   hours: number;

@@ -11,7 +11,7 @@
  * rolled up yet, else read from the latency histograms, within LATENCY_RELATIVE_ERROR (latency-histogram.ts).
  */
 import type { Db, Queryable } from '../../core/db/db.ts';
-import { addHistogram, histogramPercentile } from './latency-histogram.ts';
+import { histogramPercentile, unpackHistogram } from './latency-histogram.ts';
 import { planRead, readRollupState, type ReadPlan } from './usage-read-plan.ts';
 import { GROUP_DIMS, usageSource, type Dim, type Group, type UsageFilter } from './usage-source.ts';
 
@@ -52,39 +52,28 @@ interface RawGroupRow extends MetricRow {
   rolled: number;
   exact_p50: number | null;
   exact_p95: number | null;
-  lbs: number[] | null;
-  lns: Array<number | string> | null;
+  hist: string | null;
 }
 
-/**
- * Groups with their metrics, biggest cost first (at most maxGroups + 1 rows: one more says there are more). The
- * histogram of each group is summed bucket by bucket in SQL (joined back on the group's values, NULL-safe).
- */
+/** Groups with their metrics, biggest cost first (at most maxGroups + 1 rows: one more says there are more). */
 async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<GroupRow[]> {
   const params: unknown[] = [];
   const src = usageSource(plan, groups.map((g) => GROUP_DIMS[g]), f, params);
   const d = groups.map((_, i) => `d${i}`);
-  const joinOn = d.map((c) => `(m.${c} IS NULL) = (h.${c} IS NULL) AND coalesce(m.${c}, '') = coalesce(h.${c}, '')`);
   const r = await q.query<RawGroupRow & Record<string, string | null>>(
-    `WITH s AS ${src},
-     m AS (SELECT ${[...d, METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled,
-             percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50,
-             percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95
-           FROM s ${d.length ? `GROUP BY ${d.join(', ')}` : ''}),
-     b AS (SELECT ${[...d, 'x.lb', 'sum(x.n) AS n'].join(', ')} FROM s, unnest(s.lb, s.ln) AS x(lb, n) GROUP BY ${[...d, 'x.lb'].join(', ')}),
-     h AS (SELECT ${[...d, 'array_agg(b.lb ORDER BY b.lb) AS lbs', 'array_agg(b.n ORDER BY b.lb) AS lns'].join(', ')} FROM b ${d.length ? `GROUP BY ${d.join(', ')}` : ''})
-     SELECT ${[...d.map((c, i) => `m.${c} AS g${i}`), 'm.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.exact_p50, m.exact_p95, h.lbs, h.lns'].join(', ')}
-       FROM m LEFT JOIN h ON ${joinOn.length ? joinOn.join(' AND ') : 'true'}
-      WHERE m.calls > 0
-      ORDER BY m.cost_usd DESC, m.calls DESC${d.length ? `, ${d.map((c) => `m.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 1}`,
+    `SELECT ${[...d.map((c, i) => `s.${c} AS g${i}`), METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50,
+            percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95
+       FROM ${src} s ${d.length ? `GROUP BY ${d.map((c) => `s.${c}`).join(', ')}` : ''}
+     HAVING count(*) > 0
+      ORDER BY cost_usd DESC, calls DESC${d.length ? `, ${d.map((c) => `s.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 1}`,
     params,
   );
   return r.rows.map((row) => {
     const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
     for (let i = 0; i < groups.length; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
     if (row.rolled > 0) {
-      const hist = new Map<number, number>();
-      addHistogram(hist, row.lbs ?? [], row.lns ?? []);
+      const hist = unpackHistogram(row.hist);
       out.p50 = histogramPercentile(hist, 0.5);
       out.p95 = histogramPercentile(hist, 0.95);
     }

@@ -1,0 +1,104 @@
+/**
+ * GET /api/v1/usage over 30 days, raw usage_records against the rollups (issue 20, point 4): loads N random usage
+ * records (--records, default 1,000,000; 10,000,000 for the target) spread over 31 days into a fresh database on
+ * DATABASE_URL's server, rolls them up (the first run of the usage-rollups job), then times the usage report's
+ * queries (groups, totals, series in one snapshot, as the route runs them) both ways, alternated, and a job run
+ * after late rows. `--write` puts the figures into docs/performance.md. The target: under 100 ms at 10 M records.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchSuite } from '../run.ts';
+import { freshDatabase } from '../fresh-database.ts';
+import { writePerformanceSection } from '../performance-doc.ts';
+import { f0, f2 } from '../report-format.ts';
+import { generateUsageRecords } from '../usage/generate-usage-records.ts';
+import { createPgDb } from '../../core/db/pg-db.ts';
+import { migrate } from '../../core/db/migrate.ts';
+import { MIGRATIONS_DIR } from '../../server/open-context.ts';
+import { readUsage, type Group, type UsageFilter } from '../../control-plane/usage/usage-query.ts';
+import { rollUpUsage } from '../../control-plane/usage/roll-up-usage.ts';
+
+const DAY = 86_400_000;
+const CHUNK = 500_000;
+
+const option = (args: string[], name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const quantile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+
+async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const t0 = performance.now();
+  const out = await fn();
+  return [performance.now() - t0, out];
+}
+
+export const suite: BenchSuite = {
+  name: 'usage-query',
+  description: 'usage analytics over 30 days: raw usage records against the hourly/daily rollups (needs DATABASE_URL)',
+  async run(args) {
+    const base = process.env.DATABASE_URL;
+    if (!base) {
+      process.stdout.write('skipped: needs DATABASE_URL (a Postgres server; a fresh database is made and dropped)\n');
+      return;
+    }
+    const records = option(args, '--records', 1_000_000);
+    const rounds = option(args, '--rounds', 20);
+    const rawRounds = option(args, '--raw-rounds', 5);
+    const fresh = await freshDatabase(base, 'svc_bench_usage');
+    const db = createPgDb(fresh.url, 4);
+    const load = [loadavg()[0]];
+    try {
+      await migrate(db, MIGRATIONS_DIR);
+      const now = Date.now();
+      const [loadMs] = await timed(async () => {
+        for (let done = 0; done < records; done += CHUNK) {
+          await generateUsageRecords(db, Math.min(CHUNK, records - done), now - 31 * DAY, now);
+          process.stdout.write(`  loaded ${Math.min(records, done + CHUNK)} records\r`);
+        }
+        // What autovacuum does after a bulk of inserts (statistics, BRIN summaries).
+        await db.query('VACUUM ANALYZE usage_records');
+      });
+      const [firstRunMs] = await timed(() => rollUpUsage(db, now));
+      await db.query('VACUUM ANALYZE usage_rollups');
+      const rollupRows = (await db.query<{ period: string; n: number }>('SELECT period, count(*)::int AS n FROM usage_rollups GROUP BY period')).rows;
+      // Late rows: 10,000 calls replayed into the last 30 days, then the job's next run.
+      await generateUsageRecords(db, 10_000, now - 30 * DAY, now - DAY);
+      const [lateRunMs, lateRun] = await timed(() => rollUpUsage(db, now + 60_000));
+      const from = new Date(Math.floor(now / DAY) * DAY - 29 * DAY);
+      const f: UsageFilter = { from, to: new Date(now + 1), teams: null, adminTeams: [], userId: null };
+      const member: UsageFilter = { ...f, teams: ['team_0', 'team_1'], adminTeams: ['team_1'], userId: 'u_member' };
+      const shapes: Array<[string, UsageFilter, Group[]]> = [['group_by=model (superuser)', f, ['model']], ['group_by=key,model (superuser)', f, ['key', 'model']], ['group_by=model (member of 2 teams)', member, ['model']]];
+      const rows: string[] = [];
+      for (const [name, filter, groups] of shapes) {
+        const fast: number[] = [];
+        const raw: number[] = [];
+        for (let i = 0; i < Math.max(rounds, rawRounds); i++) {
+          if (i < rawRounds) raw.push((await timed(() => readUsage(db, filter, groups, 'day', 1000, { rollups: false })))[0]);
+          if (i < rounds) fast.push((await timed(() => readUsage(db, filter, groups, 'day', 1000)))[0]);
+          load.push(loadavg()[0]);
+        }
+        const row = `| 30 days, ${name} | ${f0(quantile(raw, 0.5))} / ${f0(quantile(raw, 0.95))} | ${f2(quantile(fast, 0.5))} / ${f2(quantile(fast, 0.95))} |`;
+        rows.push(row);
+        process.stdout.write(`${row}\n`);
+      }
+      const pgVersion = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+      const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM, Node ${process.version}, PostgreSQL ${pgVersion} (local, default settings)`;
+      const loadNote = `load average (1 min) during the run ${f2(Math.min(...load))}–${f2(Math.max(...load))} on ${cpus().length} cores (the machine is shared: other work ran beside it)`;
+      const body = [
+        '## Usage analytics: raw records against rollups',
+        '',
+        `\`npm run bench -- usage-query --records ${records} --write\`, ${new Date().toISOString().slice(0, 10)}: ${records.toLocaleString('en')} random usage records over 31 days (10 teams × 10 keys, 8 models, 6 accounts), the usage report's queries (groups, totals, daily series in one snapshot, as GET /api/v1/usage runs them) for the last 30 days, raw (${rawRounds} rounds) and from the rollups (${rounds} rounds), alternated. ${machine}; ${loadNote}.`,
+        '',
+        '| query | raw p50 / p95 ms | rollups p50 / p95 ms |',
+        '|---|---|---|',
+        ...rows,
+        '',
+        `Loading took ${f0(loadMs / 1000)} s; the first rollup run (everything before the current hour) ${f2(firstRunMs / 1000)} s, making ${rollupRows.map((r) => `${r.n.toLocaleString('en')} ${r.period === 'day' ? 'daily' : 'hourly'} rows`).join(' and ')}; after 10,000 late records spread over 30 days the next run recomputed ${lateRun?.hours ?? 0} hours and ${lateRun?.days ?? 0} days in ${f2(lateRunMs / 1000)} s.`,
+      ];
+      process.stdout.write(`${body.slice(2).join('\n')}\n`);
+      if (args.includes('--write')) writePerformanceSection(join(dirname(fileURLToPath(import.meta.url)), '..', '..'), `usage-query-${records >= 10_000_000 ? '10m' : 'records'}`, body.join('\n'));
+    } finally {
+      await db.close();
+      await fresh.drop();
+    }
+  },
+};
