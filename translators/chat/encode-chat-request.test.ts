@@ -43,7 +43,7 @@ describe('encodeChatRequest', () => {
   });
 
   it('maps sampling, tools, choice, format, reasoning and forces stream usage', () => {
-    const req = encodeChatRequest(conv({
+    const c = conv({
       turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }],
       sampling: { maxTokens: 100, temperature: 0.5, topP: 0.9, topK: 40, stop: ['END'] },
       tools: [{ name: 'f', description: 'F', parameters: { type: 'object' } }],
@@ -52,19 +52,30 @@ describe('encodeChatRequest', () => {
       responseFormat: { type: 'json' },
       reasoning: { budgetTokens: 8000 },
       stream: true,
-    }));
+    });
+    const req = encodeChatRequest(c);
     expect(req).toMatchObject({
-      max_completion_tokens: 100, temperature: 0.5, top_p: 0.9, stop: ['END'], stream: true, stream_options: { include_usage: true },
+      max_completion_tokens: 100, stop: ['END'], stream: true, stream_options: { include_usage: true },
       tools: [{ type: 'function', function: { name: 'f', description: 'F', parameters: { type: 'object' } } }],
       tool_choice: 'required', parallel_tool_calls: false, response_format: { type: 'json_object' }, reasoning_effort: 'medium',
     });
     expect(req.top_k).toBeUndefined();
+    // Reasoning models refuse these (sampling-rules.ts): dropped with a warning each.
+    expect(req.temperature).toBeUndefined();
+    expect(req.top_p).toBeUndefined();
+    expect(c.warnings).toEqual([
+      'top_k was dropped: the chat-completions style does not support it.',
+      'temperature was dropped: the chat-completions style allows only 1 with reasoning.',
+      'top_p was dropped: the chat-completions style does not allow it with reasoning.',
+    ]);
+    expect(encodeChatRequest(conv({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], sampling: { temperature: 0.5, topP: 0.9 } })))
+      .toMatchObject({ temperature: 0.5, top_p: 0.9 });
   });
 
   it('records a warning for what it drops', () => {
     const c = conv({ turns: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], sampling: { topK: 5 } });
     encodeChatRequest(c);
-    expect(c.warnings).toEqual(['top_k is not supported by the chat-completions style and was dropped.']);
+    expect(c.warnings).toEqual(['top_k was dropped: the chat-completions style does not support it.']);
   });
 
   it('sends chat extras back and honours the legacy max_tokens field', () => {

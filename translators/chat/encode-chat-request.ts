@@ -14,6 +14,7 @@ import type { Conversation, DocumentPart, ImagePart, Part, ReasoningEffort, Text
 import { toDataUrl } from '../data-url.ts';
 import { toolArgumentsText } from '../tool-arguments.ts';
 import type { ChatMessage, ChatRequest, ChatTextPart, ChatToolCall, ChatUserPart } from './types.ts';
+import { applySamplingRules, CHAT_SAMPLING } from '../sampling-rules.ts';
 
 export interface EncodeChatRequestOptions {
   /** Field for the output limit: `max_completion_tokens` (default) or the legacy `max_tokens` some servers need. */
@@ -28,14 +29,15 @@ export interface EncodeChatRequestOptions {
 export function encodeChatRequest(conv: Conversation, options: EncodeChatRequestOptions = {}): ChatRequest {
   const { other_tools: otherTools, max_tokens_field: legacyField, ...extras } = conv.extras.chat ?? {};
   const req: ChatRequest = { ...extras, model: conv.model, messages: encodeMessages(conv) };
-  const s = conv.sampling;
+  const effort = reasoningEffort(conv);
+  const sendsEffort = effort !== undefined && options.sendReasoningEffort !== false;
+  const s = applySamplingRules(conv.sampling, CHAT_SAMPLING, 'chat-completions', sendsEffort && effort !== 'none', conv.warnings);
   if (s.maxTokens !== undefined) {
     const field = options.maxTokensField ?? (legacyField === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens');
     req[field] = s.maxTokens;
   }
   if (s.temperature !== undefined) req.temperature = s.temperature;
   if (s.topP !== undefined) req.top_p = s.topP;
-  if (s.topK !== undefined) conv.warnings.push('top_k is not supported by the chat-completions style and was dropped.');
   if (s.stop !== undefined && s.stop.length > 0) req.stop = s.stop;
   if (s.seed !== undefined) req.seed = s.seed;
   if (s.presencePenalty !== undefined) req.presence_penalty = s.presencePenalty;
@@ -71,9 +73,8 @@ export function encodeChatRequest(conv: Conversation, options: EncodeChatRequest
       json_schema: { name: f.name ?? 'response', schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) },
     };
   }
-  const effort = reasoningEffort(conv);
   if (effort !== undefined) {
-    if (options.sendReasoningEffort === false) conv.warnings.push('reasoning_effort was dropped: the model does not reason.');
+    if (!sendsEffort) conv.warnings.push('reasoning_effort was dropped: the model does not reason.');
     else req.reasoning_effort = effort;
   }
   return req;

@@ -51,7 +51,7 @@ describe('encodeMessagesRequest', () => {
         { type: 'text', text: 'One line.' },
       ] },
     ]);
-    expect(c.warnings).toContain('temperature 1.6 was clamped to 1 for the messages style.');
+    expect(c.warnings).toContain('temperature 1.6 was lowered to 1: the messages style allows only 0 to 1.');
   });
 
   it('keeps cache markers, signed thinking, and drops foreign thinking', () => {

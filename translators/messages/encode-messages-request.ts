@@ -15,6 +15,7 @@ import { translationError } from '../translation-error.ts';
 import { defaultMaxTokens, supportsThinking, THINKING_BUDGET } from './default-max-tokens.ts';
 import { encodeBlock, encodeCache } from './encode-messages-blocks.ts';
 import type { MessagesContentBlock, MessagesMessage, MessagesRequest, MessagesTextBlock, MessagesThinking, MessagesTool } from './types.ts';
+import { applySamplingRules, MESSAGES_SAMPLING } from '../sampling-rules.ts';
 
 export function encodeMessagesRequest(conv: Conversation): MessagesRequest {
   if (conv.candidates !== undefined && conv.candidates > 1) {
@@ -27,35 +28,19 @@ export function encodeMessagesRequest(conv: Conversation): MessagesRequest {
   if (system.length === 1 && system[0].cache_control === undefined) req.system = system[0].text;
   else if (system.length > 0) req.system = system;
 
-  const s = conv.sampling;
-  let maxTokens = s.maxTokens ?? defaultMaxTokens(conv.model);
+  let maxTokens = conv.sampling.maxTokens ?? defaultMaxTokens(conv.model);
   const thinking = encodeThinking(conv, messages, maxTokens);
-  if (thinking?.type === 'enabled' && s.maxTokens === undefined && thinking.budget_tokens >= maxTokens) {
+  if (thinking?.type === 'enabled' && conv.sampling.maxTokens === undefined && thinking.budget_tokens >= maxTokens) {
     maxTokens = thinking.budget_tokens + defaultMaxTokens(conv.model);
   }
   req.max_tokens = maxTokens;
   const thinkingOn = thinking !== undefined && thinking.type !== 'disabled';
   if (thinking !== undefined) req.thinking = thinking;
-  if (s.temperature !== undefined) {
-    if (thinkingOn && s.temperature !== 1) conv.warnings.push('temperature was dropped: the messages style allows only 1 with thinking.');
-    else {
-      if (s.temperature > 1) conv.warnings.push(`temperature ${s.temperature} was clamped to 1 for the messages style.`);
-      req.temperature = Math.min(Math.max(s.temperature, 0), 1);
-    }
-  }
-  if (s.topP !== undefined) {
-    // With thinking on, the messages API accepts top_p only from 0.95 to 1: the nearest allowed value is sent.
-    if (thinkingOn && s.topP < 0.95) conv.warnings.push(`top_p ${s.topP} was raised to 0.95: the messages style allows only 0.95 to 1 with thinking.`);
-    req.top_p = thinkingOn ? Math.max(s.topP, 0.95) : s.topP;
-  }
-  if (s.topK !== undefined) {
-    if (thinkingOn) conv.warnings.push('top_k was dropped: the messages style does not allow it with thinking.');
-    else req.top_k = s.topK;
-  }
+  const s = applySamplingRules(conv.sampling, MESSAGES_SAMPLING, 'messages', thinkingOn, conv.warnings, 'thinking');
+  if (s.temperature !== undefined) req.temperature = s.temperature;
+  if (s.topP !== undefined) req.top_p = s.topP;
+  if (s.topK !== undefined) req.top_k = s.topK;
   if (s.stop !== undefined && s.stop.length > 0) req.stop_sequences = s.stop;
-  for (const [name, v] of [['seed', s.seed], ['presence_penalty', s.presencePenalty], ['frequency_penalty', s.frequencyPenalty]] as const) {
-    if (v !== undefined) conv.warnings.push(`${name} is not supported by the messages style and was dropped.`);
-  }
   if (conv.stream) req.stream = true;
 
   const tools: MessagesTool[] = conv.tools.map((t) => ({

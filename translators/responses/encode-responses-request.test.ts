@@ -23,7 +23,7 @@ const TRANSCRIPT = conv({
   ],
   tools: [{ name: 'get_w', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
   toolChoice: 'auto',
-  sampling: { maxTokens: 500, temperature: 0.2, topP: 0.9 },
+  sampling: { maxTokens: 500, temperature: 1 },
   reasoning: { effort: 'high' },
   sessionKey: 'sess-1',
 });
@@ -42,7 +42,7 @@ describe('encodeResponsesRequest', () => {
       ],
       tools: [{ type: 'function', name: 'get_w', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
       tool_choice: 'auto',
-      max_output_tokens: 500, temperature: 0.2, top_p: 0.9,
+      max_output_tokens: 500, temperature: 1,
       reasoning: { effort: 'high', summary: 'auto' },
       include: ['reasoning.encrypted_content'],
       prompt_cache_key: 'sess-1',
@@ -59,6 +59,19 @@ describe('encodeResponsesRequest', () => {
     expected.tools[0].strict = false;
     expect({ ...back, extras: {} }).toEqual({ ...expected, extras: {} });
     expect(back.extras).toEqual({});
+  });
+
+  it('drops what reasoning models refuse, and what the style has not, with a warning each (sampling-rules.ts)', () => {
+    const c = conv({ sampling: { temperature: 0.2, topP: 0.9, seed: 7 }, reasoning: { effort: 'high' } });
+    const req = encodeResponsesRequest(c);
+    expect(req).not.toHaveProperty('temperature');
+    expect(req).not.toHaveProperty('top_p');
+    expect(c.warnings).toEqual([
+      'seed was dropped: the responses style does not support it.',
+      'temperature was dropped: the responses style allows only 1 with reasoning.',
+      'top_p was dropped: the responses style does not allow it with reasoning.',
+    ]);
+    expect(encodeResponsesRequest(conv({ sampling: { temperature: 0.2, topP: 0.9 } }))).toMatchObject({ temperature: 0.2, top_p: 0.9 });
   });
 
   it('refuses more than one candidate', () => {

@@ -16,6 +16,7 @@ import { toDataUrl } from '../data-url.ts';
 import { toolArgumentsText } from '../tool-arguments.ts';
 import { translationError } from '../translation-error.ts';
 import { clientToolName, encodeReasoningItem } from './responses-items.ts';
+import { applySamplingRules, RESPONSES_SAMPLING } from '../sampling-rules.ts';
 import type {
   ResponsesContentPart, ResponsesEffort, ResponsesInputItem, ResponsesObject, ResponsesRequest, ResponsesTextFormat, ResponsesTool,
   ResponsesToolChoice,
@@ -120,13 +121,11 @@ export function encodeResponsesRequest(conv: Conversation): ResponsesRequest {
   if (tools.length > 0) req.tools = tools;
   if (conv.toolChoice !== undefined && tools.length > 0) req.tool_choice = encodeToolChoice(conv.toolChoice);
   if (conv.parallelToolCalls !== undefined) req.parallel_tool_calls = conv.parallelToolCalls;
-  const s = conv.sampling;
-  const dropped = (['stop', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((k) => s[k] !== undefined);
-  if (dropped.length > 0) conv.warnings.push(`The responses style has no ${dropped.join(', ')}; dropped.`);
+  const r = conv.reasoning;
+  const s = applySamplingRules(conv.sampling, RESPONSES_SAMPLING, 'responses', r !== undefined && r.effort !== 'none', conv.warnings);
   if (s.maxTokens !== undefined) req.max_output_tokens = s.maxTokens;
   if (s.temperature !== undefined) req.temperature = s.temperature;
   if (s.topP !== undefined) req.top_p = s.topP;
-  const r = conv.reasoning;
   if (r !== undefined) {
     // The style knows efforts only; a bare budget or adaptive thinking leaves the effort to the model.
     const effort = r.effort === 'max' ? 'xhigh' : r.effort;
