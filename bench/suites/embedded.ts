@@ -6,7 +6,7 @@
  * the database. Memory is PSS summed over every process the bench started (svc, the database and their children).
  * Engines alternate within a round (the order flips each round); the report gives medians.
  *
- * Options: --rounds N (3), --seconds S (15, the load), --concurrency C (32), --idle-seconds S (10), --write
+ * Options: --engines pglite,postgres,server (all), --rounds N (3), --seconds S (15, the load), --concurrency C (32), --idle-seconds S (10), --write
  * (update docs/performance.md). With DATABASE_URL, svc on a fresh database of that server runs too, as the
  * real-Postgres throughput the 60 % target refers to; without it the child-process Postgres is the reference.
  */
@@ -77,7 +77,8 @@ export const suite: BenchSuite = {
     const load: Load = { seconds: numberOption(args, 'seconds', 15), concurrency: numberOption(args, 'concurrency', 32), idleSeconds: numberOption(args, 'idle-seconds', 10) };
     const rounds = numberOption(args, 'rounds', 3);
     const databaseUrl = process.env.DATABASE_URL || undefined;
-    const engines = [PGLITE, CHILD_POSTGRES, ...(databaseUrl ? [serverPostgres(databaseUrl)] : [])];
+    const only = args.includes('--engines') ? args[args.indexOf('--engines') + 1]?.split(',') : undefined;
+    const engines = [PGLITE, CHILD_POSTGRES, ...(databaseUrl ? [serverPostgres(databaseUrl)] : [])].filter((e) => !only || only.includes(e.id));
     const runs: EngineRun[] = [];
     for (let round = 0; round < rounds; round++) {
       process.stdout.write(`round ${round + 1} of ${rounds}\n`);
