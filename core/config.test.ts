@@ -19,6 +19,8 @@ describe('configuration', () => {
     [{ SVC_ALLOW_PRIVATE_WEBHOOKS: 'maybe' }, 'SVC_ALLOW_PRIVATE_WEBHOOKS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SVC_REQUEST_BODY_TIMEOUT_MS: '10' }, 'SVC_REQUEST_BODY_TIMEOUT_MS'],
+    [{ SVC_PANEL_ORIGIN: 'admin.example.com' }, 'SVC_PANEL_ORIGIN'],
+    [{ SVC_GATEWAY_URL: 'ftp://gateway.example.com' }, 'SVC_GATEWAY_URL'],
   ])('names the bad variable in %j', (env, variable) => {
     try {
       loadConfig(env);
@@ -28,6 +30,12 @@ describe('configuration', () => {
       expect((e as ConfigError).variable).toBe(variable);
       expect((e as Error).message).toContain(variable);
     }
+  });
+
+  it('reads the panel\'s origin as a browser names it, and the gateway\'s address without a trailing slash', () => {
+    const c = loadConfig({ SVC_PANEL_ORIGIN: 'https://Admin.example.com:443/panel/', SVC_GATEWAY_URL: 'https://gateway.example.com/' });
+    expect(c).toMatchObject({ panelOrigin: 'https://admin.example.com', gatewayUrl: 'https://gateway.example.com' });
+    expect(loadConfig({})).toMatchObject({ panelOrigin: undefined, gatewayUrl: undefined });
   });
 
   it('refuses private webhook targets everywhere unless the operator opts in', () => {
