@@ -8,9 +8,9 @@ import { COMPRESSION_MODES, type CreatedKey, type GatewayKey, type List, type Me
 import { CopyButton } from '../components/copy-button.tsx';
 import { Field, FormError } from '../components/form.tsx';
 import { fmtUsd, fmtCount, fmtTokens } from '../components/format.ts';
-import { Empty, ErrorNote, Loading } from '../components/states.tsx';
+import { Empty, ErrorNote, Loading, MoreButton } from '../components/states.tsx';
 import { Time } from '../components/time.tsx';
-import { useLoad } from '../components/use-load.ts';
+import { usePages } from '../components/use-pages.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
 
 const LOG_BODIES = ['off', '1d', '7d', '30d'];
@@ -26,7 +26,7 @@ function limitsText(l: Record<string, number | null>): string {
 }
 
 export function Keys({ me }: { me: Me }) {
-  const keys = useLoad(() => call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200' } } })), []);
+  const keys = usePages((cursor) => call<List<GatewayKey>>(api.GET('/api/v1/keys', { params: { query: { limit: '200', ...(cursor ? { cursor } : {}) } } })), []);
   const [created, setCreated] = useState<CreatedKey>();
   const [showForm, setShowForm] = useState(false);
   const [editing, setEditing] = useState<GatewayKey>();
@@ -55,22 +55,22 @@ export function Keys({ me }: { me: Me }) {
       {showForm && <KeyForm me={me} onCancel={() => setShowForm(false)} onDone={(k) => { setCreated(k as CreatedKey); setShowForm(false); keys.reload(); }} />}
       {editing && <KeyForm key={editing.id} me={me} editing={editing} onCancel={() => setEditing(undefined)} onDone={() => { setEditing(undefined); keys.reload(); }} />}
       {revoke.error && <ErrorNote error={revoke.error} />}
-      {keys.loading && !keys.data && <Loading what="keys" />}
+      {keys.loading && !keys.items && <Loading what="keys" />}
       {keys.error && <ErrorNote error={keys.error} onRetry={keys.reload} />}
-      {keys.data && keys.data.items.length === 0 && !showForm && (
+      {keys.items && keys.items.length === 0 && !showForm && (
         <Empty title="No gateway keys yet">
           <p>A key lets an application call models through this gateway with the OpenAI, Anthropic or Google SDKs.</p>
           <button type="button" class="primary" onClick={() => setShowForm(true)}>Create your first key</button>
         </Empty>
       )}
-      {keys.data && keys.data.items.length > 0 && (
+      {keys.items && keys.items.length > 0 && (
         <div class="table-wrap" tabIndex={0}>
           <table aria-label="Gateway keys">
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Team</th><th scope="col">Secret</th><th scope="col">Models</th><th scope="col">Limits</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col"><span class="muted">Actions</span></th></tr>
             </thead>
             <tbody>
-              {keys.data.items.map((k) => (
+              {keys.items.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}{k.own && <span class="badge"> own</span>}{k.disabled && <span class="badge"> disabled</span>}</td>
                   <td>{teamName(k.team)}</td>
@@ -92,6 +92,7 @@ export function Keys({ me }: { me: Me }) {
           </table>
         </div>
       )}
+      <MoreButton pages={keys} what="keys" />
     </section>
   );
 }
