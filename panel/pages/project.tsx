@@ -81,12 +81,14 @@ export function ProjectPage({ id }: { id: string }) {
         </Empty>
       )}
       {releases.data && releases.data.items.length > 0 && (
-        <table aria-label="Releases">
-          <thead><tr><th scope="col">Version</th><th scope="col" class="num">New issues</th><th scope="col">First seen</th><th scope="col">Last seen</th></tr></thead>
-          <tbody>{releases.data.items.map((r) => (
-            <tr key={r.version}><td><code>{r.version}</code></td><td class="num">{fmtCount(r.new_issues, 'issue')}</td><td><Time at={r.first_seen} empty="—" /></td><td><Time at={r.last_seen} empty="—" /></td></tr>
-          ))}</tbody>
-        </table>
+        <div class="table-wrap" tabIndex={0}>
+          <table aria-label="Releases">
+            <thead><tr><th scope="col">Version</th><th scope="col" class="num">New issues</th><th scope="col">First seen</th><th scope="col">Last seen</th></tr></thead>
+            <tbody>{releases.data.items.map((r) => (
+              <tr key={r.version}><td><code>{r.version}</code></td><td class="num">{fmtCount(r.new_issues, 'issue')}</td><td><Time at={r.first_seen} empty="—" /></td><td><Time at={r.last_seen} empty="—" /></td></tr>
+            ))}</tbody>
+          </table>
+        </div>
       )}
 
       <ProjectLinks projectId={p.id} />

@@ -39,16 +39,18 @@ export function Tokens() {
       {tokens.error && <ErrorNote error={tokens.error} onRetry={tokens.reload} />}
       {tokens.data && live.length === 0 && <Empty title="No API tokens"><p>Create one above for scripts and services. The command line needs none: <code>svc login</code> signs it in with a code you approve here.</p></Empty>}
       {live.length > 0 && (
-        <table aria-label="API tokens">
-          <thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Token</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
-          <tbody>{live.map((t) => (
-            <tr key={t.id}>
-              <td>{t.name}</td><td>{t.scope}</td><td><code>{t.hint}</code></td>
-              <td><Time at={t.expires_at} empty="never" /></td><td><Time at={t.last_used_at} relative /></td>
-              <td><button type="button" class="danger" onClick={() => revoke.run(t)} aria-label={`Revoke ${t.name}`}>Revoke</button></td>
-            </tr>
-          ))}</tbody>
-        </table>
+        <div class="table-wrap" tabIndex={0}>
+          <table aria-label="API tokens">
+            <thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Token</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
+            <tbody>{live.map((t) => (
+              <tr key={t.id}>
+                <td>{t.name}</td><td>{t.scope}</td><td><code>{t.hint}</code></td>
+                <td><Time at={t.expires_at} empty="never" /></td><td><Time at={t.last_used_at} relative /></td>
+                <td><button type="button" class="danger" onClick={() => revoke.run(t)} aria-label={`Revoke ${t.name}`}>Revoke</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        </div>
       )}
     </section>
   );

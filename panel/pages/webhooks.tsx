@@ -76,20 +76,22 @@ function WebhookCard({ w, team, onChanged }: { w: Webhook; team: string; onChang
       {(test.error ?? remove.error) && <ErrorNote error={(test.error ?? remove.error)!} />}
       {deliveries.data?.items.length === 0 && <p class="muted">No deliveries yet.</p>}
       {deliveries.data && deliveries.data.items.length > 0 && (
-        <table aria-label={`Deliveries to ${w.url}`}>
-          <thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Last attempt</th><th scope="col">Created</th></tr></thead>
-          <tbody>{deliveries.data.items.map((d) => {
-            const last = d.attempts[d.attempts.length - 1];
-            return (
-              <tr key={d.id}>
-                <td>{d.kind}</td>
-                <td>{d.state}{d.next_attempt_at && <> · retry <Time at={d.next_attempt_at} relative /></>}</td>
-                <td>{last ? `${last.status ?? last.error ?? '—'} in ${fmtMs(last.duration_ms)} (attempt ${last.attempt})` : '—'}</td>
-                <td><Time at={d.created_at} /></td>
-              </tr>
-            );
-          })}</tbody>
-        </table>
+        <div class="table-wrap" tabIndex={0}>
+          <table aria-label={`Deliveries to ${w.url}`}>
+            <thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Last attempt</th><th scope="col">Created</th></tr></thead>
+            <tbody>{deliveries.data.items.map((d) => {
+              const last = d.attempts[d.attempts.length - 1];
+              return (
+                <tr key={d.id}>
+                  <td>{d.kind}</td>
+                  <td>{d.state}{d.next_attempt_at && <> · retry <Time at={d.next_attempt_at} relative /></>}</td>
+                  <td>{last ? `${last.status ?? last.error ?? '—'} in ${fmtMs(last.duration_ms)} (attempt ${last.attempt})` : '—'}</td>
+                  <td><Time at={d.created_at} /></td>
+                </tr>
+              );
+            })}</tbody>
+          </table>
+        </div>
       )}
     </article>
   );

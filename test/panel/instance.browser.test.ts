@@ -24,6 +24,8 @@ describe.skipIf(!haveChromium)('the instance page of the panel', () => {
     await makeUser(s, 'bob', { [team]: 'member' });
     const root = await s.api('POST', '/api/v1/users', { username: 'root-ann', password: PASSWORD, is_superuser: true });
     expect(root.statusCode, root.body).toBe(201);
+    // A wide table on a narrow window: the API tokens of root-ann.
+    expect((await s.api('POST', '/api/v1/tokens', { name: 'ci-deploys-of-the-shop', scope: 'read', ttl: '30d', user: root.json().id })).statusCode).toBe(201);
     // More users than one page of the list (50).
     for (let i = 0; i < 50; i++) expect((await s.api('POST', '/api/v1/users', { username: `user-${String(i).padStart(2, '0')}`, password: PASSWORD })).statusCode).toBe(201);
     browser = await launchChromium();
