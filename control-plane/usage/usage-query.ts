@@ -55,21 +55,30 @@ interface RawGroupRow extends MetricRow {
   hist: string | null;
 }
 
-/** Groups with their metrics, biggest cost first (at most maxGroups + 1 rows: one more says there are more). */
-async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<GroupRow[]> {
+/**
+ * Groups with their metrics, biggest cost first (at most maxGroups + 1: one more says there are more), and the
+ * totals, in one pass (grouping sets). Sums by hashing; the exact percentiles (which need sorted latencies) over the
+ * usage records' part only, joined back on the group's values (NULL-safe).
+ */
+async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<{ groups: GroupRow[]; total: GroupRow | undefined }> {
   const params: unknown[] = [];
-  const src = usageSource(plan, groups.map((g) => GROUP_DIMS[g]), f, params);
+  const dims = groups.map((g) => GROUP_DIMS[g]);
   const d = groups.map((_, i) => `d${i}`);
-  const r = await q.query<RawGroupRow & Record<string, string | null>>(
-    `SELECT ${[...d.map((c, i) => `s.${c} AS g${i}`), METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50,
-            percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95
-       FROM ${src} s ${d.length ? `GROUP BY ${d.map((c) => `s.${c}`).join(', ')}` : ''}
-     HAVING count(*) > 0
-      ORDER BY cost_usd DESC, calls DESC${d.length ? `, ${d.map((c) => `s.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 1}`,
+  const sets = d.length ? `GROUP BY GROUPING SETS ((${d.map((c) => `s.${c}`).join(', ')}), ())` : '';
+  const isTotal = d.length ? 'grouping(s.d0) AS is_total' : '1 AS is_total';
+  const joinOn = ['m.is_total = e.is_total', ...d.map((c) => `(m.${c} IS NULL) = (e.${c} IS NULL) AND coalesce(m.${c}, '') = coalesce(e.${c}, '')`)];
+  const r = await q.query<RawGroupRow & { is_total: number } & Record<string, string | null>>(
+    `WITH m AS (SELECT ${[...d.map((c) => `s.${c}`), isTotal, METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
+                  FROM ${usageSource(plan, dims, f, params)} s ${sets}),
+          e AS (SELECT ${[...d.map((c) => `s.${c}`), isTotal, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
+                  FROM ${usageSource(plan, dims, f, params, true)} s ${sets})
+     SELECT ${[...d.map((c, i) => `m.${c} AS g${i}`), 'm.is_total, m.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.hist, e.exact_p50, e.exact_p95'].join(', ')}
+       FROM m LEFT JOIN e ON ${joinOn.join(' AND ')}
+      WHERE m.calls > 0
+      ORDER BY m.is_total DESC, m.cost_usd DESC, m.calls DESC${d.length ? `, ${d.map((c) => `m.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 2}`,
     params,
   );
-  return r.rows.map((row) => {
+  const rows = r.rows.map((row) => {
     const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
     for (let i = 0; i < groups.length; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
     if (row.rolled > 0) {
@@ -77,8 +86,9 @@ async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: re
       out.p50 = histogramPercentile(hist, 0.5);
       out.p95 = histogramPercentile(hist, 0.95);
     }
-    return out;
+    return { out, total: Number(row.is_total) === 1 };
   });
+  return { groups: d.length ? rows.filter((x) => !x.total).map((x) => x.out) : [], total: rows.find((x) => x.total)?.out };
 }
 
 async function seriesOf(q: Queryable, plan: ReadPlan, f: UsageFilter, interval: 'day' | 'hour'): Promise<SeriesRow[]> {
@@ -106,8 +116,7 @@ export async function readUsage(db: Db, f: UsageFilter, groups: readonly Group[]
     const from = f.from.getTime();
     const to = f.to.getTime();
     const byDay = planRead(from, to, state, true);
-    const rows = await groupsOf(q, byDay, f, groups, maxGroups);
-    const [total] = await groupsOf(q, byDay, f, [], 1);
+    const { groups: rows, total } = await groupsOf(q, byDay, f, groups, maxGroups);
     const series = await seriesOf(q, interval === 'day' ? byDay : planRead(from, to, state, false), f, interval);
     const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, p50: null, p95: null };
     return { groups: rows, total: total ?? none, series };

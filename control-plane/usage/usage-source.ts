@@ -57,15 +57,15 @@ function inRanges(col: string, ranges: readonly Range[], params: unknown[]): str
   return `(${ranges.map(([a, b]) => `(${col} >= $${params.push(iso(a))} AND ${col} < $${params.push(iso(b))})`).join(' OR ')})`;
 }
 
-/** The subquery (params appended); dims are selected as d0…dn. */
-export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[]): string {
+/** The subquery (params appended); dims are selected as d0…dn. rawOnly: only the usage records' part. */
+export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], rawOnly = false): string {
   const parts: string[] = [];
   const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
     u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
     u.cache_write_tokens::bigint AS cache_write_tokens, u.cost_usd::numeric AS cost_usd,
     (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = ${latencyBucketSql('u.latency_ms')}) AS hist, u.latency_ms, 0::bigint AS rolled_calls`;
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
-  if (plan.days || plan.hours.length > 0) {
+  if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
     if (plan.days) periods.push(`(r.period = 'day' AND ${inRanges('r.bucket', [plan.days], params)})`);
     if (plan.hours.length > 0) periods.push(`(r.period = 'hour' AND ${inRanges('r.bucket', plan.hours, params)})`);
@@ -88,5 +88,5 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     ];
     parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u WHERE ${w.join(' AND ')}`);
   }
-  return `(${parts.join('\n UNION ALL\n')})`;
+  return parts.length > 0 ? `(${parts.join('\n UNION ALL\n')})` : '(SELECT NULL LIMIT 0)';
 }
