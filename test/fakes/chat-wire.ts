@@ -4,6 +4,7 @@
  * errors `{"error":{"message","type","param","code"}}`. Shapes as in reference §A.
  */
 import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { chatRefusal } from './request-rules.ts';
 
 interface ChatBody {
   model?: string;
@@ -46,6 +47,7 @@ export const chatWire: FakeWire & { includeUsage: WeakMap<FakeRequestInfo, boole
       lastIsToolResult: last?.role === 'tool',
       lastUserText: textOf(lastUser?.content),
       toolResults: msgs.filter((m) => m.role === 'tool').map((m) => textOf(m.content)),
+      refusal: chatRefusal(body as Record<string, unknown>),
     };
     this.includeUsage.set(info, body.stream_options?.include_usage === true);
     return info;

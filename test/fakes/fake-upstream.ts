@@ -79,6 +79,8 @@ export interface FakeRequestInfo {
   lastUserText: string;
   /** The text of every tool result in the conversation, oldest first (JSON for structured results). */
   toolResults?: string[];
+  /** Why the real API would refuse this request with 400 (request-rules.ts); undefined when it is acceptable. */
+  refusal?: string;
 }
 
 /** Decides an unscripted answer from the request (a scripted "model" for a multi-step task); undefined: the default. */
@@ -174,6 +176,7 @@ export class FakeUpstream {
     const info = this.wire.inspect(call.method, url.pathname, url.searchParams, body);
     if (info === undefined) return this.#send(res, 404, this.wire.error(404, `No route ${call.method} ${url.pathname}.`));
     if (info.op === 'models') return this.#send(res, 200, this.wire.models(this.models));
+    if (info.refusal !== undefined) return this.#send(res, 400, this.wire.error(400, info.refusal));
     const script = info.op === 'generate' ? this.#scripts.shift() : undefined;
     if (info.op === 'count') return this.#send(res, 200, this.wire.count(12 + Math.ceil(info.lastUserText.length / 4)));
     if (script && 'hang' in script) return;

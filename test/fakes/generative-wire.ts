@@ -5,6 +5,7 @@
  * Shapes as in reference §C.
  */
 import { answerNumber, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { generativeRefusal } from './request-rules.ts';
 
 interface GenerativeBody {
   contents?: { role?: string; parts?: Record<string, unknown>[] }[];
@@ -63,6 +64,7 @@ export const generativeWire: FakeWire = {
       lastIsToolResult: (last?.parts ?? []).some((p) => p.functionResponse !== undefined),
       lastUserText: textOf(lastUser?.parts),
       toolResults: contents.flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse !== undefined).map((p) => JSON.stringify(p.functionResponse)),
+      refusal: generativeRefusal({ contents }),
     };
     sseMode.set(info, query.get('alt') === 'sse');
     return info;

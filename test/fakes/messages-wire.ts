@@ -4,6 +4,7 @@
  * `{"type":"error","error":{"type","message"},"request_id"}`. Shapes as in reference §B.
  */
 import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { messagesRefusal } from './request-rules.ts';
 
 interface MessagesBody {
   model?: string;
@@ -46,8 +47,9 @@ export const messagesWire: FakeWire = {
     const msgs = body.messages ?? [];
     const last = msgs[msgs.length - 1];
     const lastUser = [...msgs].reverse().find((m) => m.role === 'user' && !isToolResult(m.content));
+    const op = path === '/v1/messages/count_tokens' ? 'count' : 'generate';
     return {
-      op: path === '/v1/messages/count_tokens' ? 'count' : 'generate',
+      op,
       model: body.model ?? '',
       stream: body.stream === true,
       tools: (body.tools ?? []).map((t) => t.name ?? '').filter(Boolean),
@@ -56,6 +58,7 @@ export const messagesWire: FakeWire = {
       toolResults: msgs.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
         .filter((b) => (b as { type?: string })?.type === 'tool_result')
         .map((b) => textOf((b as { content?: unknown }).content)),
+      refusal: messagesRefusal(body as Record<string, unknown>, op),
     };
   },
 

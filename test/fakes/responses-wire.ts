@@ -4,6 +4,7 @@
  * `GET …/models`, errors as in the chat style. Shapes as in reference §F.
  */
 import { answerNumber, sse, textOf, type FakeAnswer, type FakeRequestInfo, type FakeWire } from './fake-upstream.ts';
+import { responsesRefusal } from './request-rules.ts';
 
 interface ResponsesBody {
   model?: string;
@@ -63,6 +64,7 @@ export const responsesWire: FakeWire = {
       lastIsToolResult: last?.type === 'function_call_output',
       lastUserText: textOf(lastUser?.content),
       toolResults: input.filter((i) => i.type === 'function_call_output').map((i) => (typeof i.output === 'string' ? i.output : textOf(i.output))),
+      refusal: responsesRefusal(body as Record<string, unknown>),
     };
   },
 
