@@ -55,47 +55,64 @@ interface RawGroupRow extends MetricRow {
   hist: string | null;
 }
 
+const DAY_OF: Dim = { r: "date_trunc('day', r.bucket, 'UTC')", u: "date_trunc('day', u.at, 'UTC')" };
+const bucketMs = (col: string) => `(extract(epoch FROM ${col}) * 1000)::float8`;
+
+type Kind = 'total' | 'series' | 'group';
+
+function toGroupRow(row: RawGroupRow & Record<string, string | null>, n: number): GroupRow {
+  const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
+  for (let i = 0; i < n; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
+  if (row.rolled > 0) {
+    const hist = unpackHistogram(row.hist);
+    out.p50 = histogramPercentile(hist, 0.5);
+    out.p95 = histogramPercentile(hist, 0.95);
+  }
+  return out;
+}
+
 /**
- * Groups with their metrics, biggest cost first (at most maxGroups + 1: one more says there are more), and the
- * totals, in one pass (grouping sets). Sums by hashing; the exact percentiles (which need sorted latencies) over the
- * usage records' part only, joined back on the group's values (NULL-safe).
+ * Groups with their metrics, biggest cost first (at most maxGroups + 1: one more says there are more), the totals
+ * and, with daily, the daily series, in one pass over the rows (grouping sets). Sums by hashing; the exact
+ * percentiles (which need sorted latencies) over the usage records' part only, joined back on the group's values
+ * (NULL-safe).
  */
-async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number): Promise<{ groups: GroupRow[]; total: GroupRow | undefined }> {
+async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number, daily: boolean): Promise<{ groups: GroupRow[]; total: GroupRow | undefined; series: SeriesRow[] }> {
   const params: unknown[] = [];
   const dims = groups.map((g) => GROUP_DIMS[g]);
-  const d = groups.map((_, i) => `d${i}`);
-  const sets = d.length ? `GROUP BY GROUPING SETS ((${d.map((c) => `s.${c}`).join(', ')}), ())` : '';
-  const isTotal = d.length ? 'grouping(s.d0) AS is_total' : '1 AS is_total';
-  const joinOn = ['m.is_total = e.is_total', ...d.map((c) => `(m.${c} IS NULL) = (e.${c} IS NULL) AND coalesce(m.${c}, '') = coalesce(e.${c}, '')`)];
-  const r = await q.query<RawGroupRow & { is_total: number } & Record<string, string | null>>(
-    `WITH m AS (SELECT ${[...d.map((c) => `s.${c}`), isTotal, METRICS].join(', ')}, sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
-                  FROM ${usageSource(plan, dims, f, params)} s ${sets}),
-          e AS (SELECT ${[...d.map((c) => `s.${c}`), isTotal, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
-                  FROM ${usageSource(plan, dims, f, params, true)} s ${sets})
-     SELECT ${[...d.map((c, i) => `m.${c} AS g${i}`), 'm.is_total, m.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.hist, e.exact_p50, e.exact_p95'].join(', ')}
+  const d = groups.map((_, i) => `s.d${i}`);
+  const t = `s.d${d.length}`;
+  // kind: 0 the totals, 1 a day of the series, 2 a group.
+  const mSets = [...(d.length ? [`(${d.join(', ')})`] : []), '()', ...(daily ? [`(${t})`] : [])];
+  const kind = (withT: boolean) => `(CASE WHEN ${withT ? `grouping(${t}) = 0 THEN 1 WHEN ` : ''}${d.length ? `grouping(${d[0]}) = 0` : 'false'} THEN 2 ELSE 0 END)`;
+  const eSets = [...(d.length ? [`(${d.join(', ')})`] : []), '()'];
+  const out = (c: string, i: number) => `${c} AS d${i}`;
+  const joinOn = ['m.kind = e.kind', ...groups.map((_, i) => `(m.d${i} IS NULL) = (e.d${i} IS NULL) AND coalesce(m.d${i}, '') = coalesce(e.d${i}, '')`)];
+  const r = await q.query<RawGroupRow & { kind: number; t: number | null } & Record<string, string | null>>(
+    `WITH m AS (SELECT ${[...d.map(out), `${kind(daily)} AS kind`, daily ? `${bucketMs(t)} AS t` : 'NULL::float8 AS t', METRICS].join(', ')},
+                       sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
+                  FROM ${usageSource(plan, daily ? [...dims, DAY_OF] : dims, f, params)} s GROUP BY GROUPING SETS (${mSets.join(', ')})),
+          e AS (SELECT ${[...d.map(out), `${kind(false)} AS kind`, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
+                  FROM ${usageSource(plan, dims, f, params, true)} s GROUP BY GROUPING SETS (${eSets.join(', ')}))
+     SELECT ${[...groups.map((_, i) => `m.d${i} AS g${i}`), 'm.kind, m.t, m.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.hist, e.exact_p50, e.exact_p95'].join(', ')}
        FROM m LEFT JOIN e ON ${joinOn.join(' AND ')}
       WHERE m.calls > 0
-      ORDER BY m.is_total DESC, m.cost_usd DESC, m.calls DESC${d.length ? `, ${d.map((c) => `m.${c}`).join(', ')}` : ''} LIMIT ${maxGroups + 2}`,
+      ORDER BY m.kind, m.t, m.cost_usd DESC, m.calls DESC${groups.length ? `, ${groups.map((_, i) => `m.d${i}`).join(', ')}` : ''}`,
     params,
   );
-  const rows = r.rows.map((row) => {
-    const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
-    for (let i = 0; i < groups.length; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
-    if (row.rolled > 0) {
-      const hist = unpackHistogram(row.hist);
-      out.p50 = histogramPercentile(hist, 0.5);
-      out.p95 = histogramPercentile(hist, 0.95);
-    }
-    return { out, total: Number(row.is_total) === 1 };
-  });
-  return { groups: d.length ? rows.filter((x) => !x.total).map((x) => x.out) : [], total: rows.find((x) => x.total)?.out };
+  const of = (k: Kind) => r.rows.filter((row) => ['total', 'series', 'group'][Number(row.kind)] === k);
+  return {
+    groups: of('group').slice(0, maxGroups + 1).map((row) => toGroupRow(row, groups.length)),
+    total: of('total').map((row) => toGroupRow(row, 0))[0],
+    series: of('series').map((row) => ({ ...toGroupRow(row, 0), bucket_ms: Number(row.t) })),
+  };
 }
 
 async function seriesOf(q: Queryable, plan: ReadPlan, f: UsageFilter, interval: 'day' | 'hour'): Promise<SeriesRow[]> {
   const params: unknown[] = [];
   const at: Dim = { r: 'r.bucket', u: 'u.at' };
   const r = await q.query<SeriesRow>(
-    `SELECT (extract(epoch FROM date_trunc('${interval}', s.d0, 'UTC')) * 1000)::float8 AS bucket_ms, ${METRICS}
+    `SELECT ${bucketMs(`date_trunc('${interval}', s.d0, 'UTC')`)} AS bucket_ms, ${METRICS}
        FROM ${usageSource(plan, [at], f, params)} s GROUP BY 1 ORDER BY 1`,
     params,
   );
@@ -116,8 +133,10 @@ export async function readUsage(db: Db, f: UsageFilter, groups: readonly Group[]
     const from = f.from.getTime();
     const to = f.to.getTime();
     const byDay = planRead(from, to, state, true);
-    const { groups: rows, total } = await groupsOf(q, byDay, f, groups, maxGroups);
-    const series = await seriesOf(q, interval === 'day' ? byDay : planRead(from, to, state, false), f, interval);
+    const daily = interval === 'day';
+    const read = await groupsOf(q, byDay, f, groups, maxGroups, daily);
+    const { groups: rows, total } = read;
+    const series = daily ? read.series : await seriesOf(q, planRead(from, to, state, false), f, interval);
     const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, p50: null, p95: null };
     return { groups: rows, total: total ?? none, series };
   });
