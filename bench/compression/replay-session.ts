@@ -8,6 +8,8 @@ import type { Conversation, Turn } from '../../translators/model.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { tokensOfChars, type CompressOptions } from '../../compressor/compress-options.ts';
 import { turnChars } from '../../compressor/turn-size.ts';
+import { summarySpanAt } from '../../compressor/summary-span.ts';
+import { frontierOf } from '../../compressor/frontier.ts';
 
 /** Prices relative to a fresh input token. */
 export interface CachePrices {
@@ -33,15 +35,34 @@ export interface ReplayTotals {
   cacheBreaks: number;
   /** Compressor time per request, ms per 100 k tokens of the request. */
   msPer100k: number[];
+  /** Summary calls made, and their cost in the main model's fresh-input-token units (included in `cost`). */
+  summaryCalls: number;
+  summaryCost: number;
+}
+
+/**
+ * Summaries of the oldest turns as the gateway makes them (docs/compression.md "Summaries"): after each request the
+ * span the next step replaces is summarised once, ready by that step. A summary call is paid fresh (no cache): its
+ * input counted as the span's tokens (the transcript the gateway sends is at most that), its output as
+ * `outputTokens`, at the summary model's prices relative to the main model's input price.
+ */
+export interface SummaryModel {
+  minTokens: number;
+  outputTokens: number;
+  input: number;
+  output: number;
 }
 
 function sameTurn(a: Turn, b: Turn): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function replaySession(conv: Conversation, options: CompressOptions | undefined, prices: CachePrices[]): ReplayTotals {
+export function replaySession(conv: Conversation, options: CompressOptions | undefined, prices: CachePrices[], summary?: SummaryModel): ReplayTotals {
   const fixed = tokensOfChars(JSON.stringify(conv.system).length + JSON.stringify(conv.tools).length);
-  const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [] };
+  const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [], summaryCalls: 0, summaryCost: 0 };
+  const made = new Map<string, string>();
+  const summaries = summary && { lookup: (hash: string) => made.get(hash), minTokens: summary.minTokens };
+  let level = -1;
   let prev: Turn[] = [];
   for (let n = 1; n <= conv.turns.length; n++) {
     // A request goes up when the model is to speak next: after the user's turns or the tools' results, whichever
@@ -50,9 +71,10 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
     let turns = conv.turns.slice(0, n);
     if (options) {
       const t0 = performance.now();
-      const r = compressConversation({ ...conv, turns }, options);
+      const r = compressConversation({ ...conv, turns }, options, summaries);
       totals.msPer100k.push(((performance.now() - t0) * 100_000) / Math.max(1, r.beforeTokens));
       turns = r.conversation.turns;
+      level = r.frontier.level;
     }
     const sizes = turns.map((t) => tokensOfChars(turnChars(t)));
     const size = fixed + sizes.reduce((a, b) => a + b, 0);
@@ -65,6 +87,19 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
     totals.lastTokens = size;
     totals.requests++;
     prev = turns;
+    if (summary && options && level >= 0) summarise(conv.turns.slice(0, n), options, summary, made, totals);
   }
   return totals;
+}
+
+/** After the answer: the span the next step replaces, summarised once (a placeholder of the summary's size). */
+function summarise(turns: Turn[], options: CompressOptions, summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
+  const index = frontierOf(turns.map(turnChars), options).index;
+  const span = summarySpanAt(turns, index, summary.minTokens);
+  if (span === undefined || made.has(span.hash)) return;
+  made.set(span.hash, 'summary '.repeat(Math.ceil(summary.outputTokens / 2)));
+  const cost = span.tokens * summary.input + summary.outputTokens * summary.output;
+  totals.summaryCalls++;
+  totals.summaryCost += cost;
+  totals.cost = totals.cost.map((c) => c + cost);
 }

@@ -5,7 +5,8 @@
  * 0.1×). Over sessions whose last request is past 50 k tokens: the aggregate input-token and cost savings and the
  * 10th percentile of per-session cost savings; over all sessions: cache breaks, kept spans and tool pairs, and the
  * compressor's time per 100 k tokens. Two seed sets: the one the defaults were chosen on (1000…) and a held-out one
- * (2000…). `--sessions N` (default 24 per set).
+ * (2000…). `--sessions N` (default 24 per set). A second table adds summaries of the oldest turns, their own
+ * calls counted as cost (SUMMARY).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +15,18 @@ import { compressConversation } from '../../compressor/compress-conversation.ts'
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
 import { recordedSessions } from '../compression/recorded-sessions.ts';
 import { sessionCorpus } from '../compression/session-corpus.ts';
-import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession } from '../compression/replay-session.ts';
+import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession, type SummaryModel } from '../compression/replay-session.ts';
 import { checkSession } from '../compression/check-session.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
 
 const LARGE = 50_000;
 const PRICES = [MESSAGES_CACHE, AUTOMATIC_CACHE];
+/**
+ * Summaries as the gateway makes them, by a small model: gpt-4o-mini's list prices ($0.15 input, $0.60 output per
+ * million tokens) against a $3 input price of the main model (Claude Sonnet), so 0.05× and 0.2× of a fresh input
+ * token; 1000-token summaries (the gateway allows up to 2048); spans from 8000 tokens (the default).
+ */
+const SUMMARY: SummaryModel = { minTokens: 8_000, outputTokens: 1_000, input: 0.05, output: 0.2 };
 const pct = (saved: number, base: number) => `${((100 * saved) / base).toFixed(1)} %`;
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 
@@ -33,14 +40,18 @@ interface Measured {
   brokenPairs: number;
   spans: [number, number];
   times: number[];
+  summaryCalls: number;
+  summaryCost: number;
 }
 
-function measure(count: number, firstSeed: number): Measured {
-  const m: Measured = { sessions: count, large: 0, tokens: [0, 0], cost: PRICES.map(() => [0, 0]), perSession: [], breaks: 0, brokenPairs: 0, spans: [0, 0], times: [] };
+function measure(count: number, firstSeed: number, summary?: SummaryModel): Measured {
+  const m: Measured = { sessions: count, large: 0, tokens: [0, 0], cost: PRICES.map(() => [0, 0]), perSession: [], breaks: 0, brokenPairs: 0, spans: [0, 0], times: [], summaryCalls: 0, summaryCost: 0 };
   for (const s of sessionCorpus(count, firstSeed)) {
     const b = replaySession(s.conversation, undefined, PRICES);
-    const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
+    const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES, summary);
     const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
+    m.summaryCalls += c.summaryCalls;
+    m.summaryCost += c.summaryCost;
     m.brokenPairs += check.brokenPairs;
     m.spans = [m.spans[0] + check.spansKept, m.spans[1] + s.spans.length];
     m.times.push(...c.msPer100k);
@@ -62,7 +73,12 @@ function rows(m: Measured): [string, string][] {
     ['per-session cost saving (messages cache)', `p10 ${(100 * quantile(m.perSession, 0.1)).toFixed(1)} %, median ${(100 * quantile(m.perSession, 0.5)).toFixed(1)} %`],
     ['cache breaks, broken tool pairs, marked spans kept', `${m.breaks}, ${m.brokenPairs}, ${m.spans[0]}/${m.spans[1]}`],
     ['compressor time per 100 k tokens', `p50 ${quantile(m.times, 0.5).toFixed(2)} ms, p95 ${quantile(m.times, 0.95).toFixed(2)} ms`],
+    ...(m.summaryCalls > 0 ? [['summary calls, their cost (in the effective cost)', `${m.summaryCalls}, ${(m.summaryCost / 1e6).toFixed(2)} M fresh-token units`] as [string, string]] : []),
   ];
+}
+
+function table(title: string, tuned: [string, string][], held: [string, string][]): string[] {
+  return [`| ${title} | seeds 1000… (defaults chosen here) | seeds 2000… (held out) |`, '|---|---|---|', ...tuned.map(([name, v], i) => `| ${name} | ${v} | ${held[i][1]} |`)];
 }
 
 /** The recorded sessions of the real agents, one row each, apart from the generated ones. */
@@ -82,17 +98,16 @@ export const suite: BenchSuite = {
   description: 'conversation compression: tokens and cache-aware input cost saved on generated agent sessions',
   async run(args) {
     const count = args.includes('--sessions') ? Number(args[args.indexOf('--sessions') + 1]) : 24;
-    const tuned = rows(measure(count, 1000));
-    const held = rows(measure(count, 2000));
-    const table = ['| measure | seeds 1000… (defaults chosen here) | seeds 2000… (held out) |', '|---|---|---|',
-      ...tuned.map(([name, v], i) => `| ${name} | ${v} | ${held[i][1]} |`)];
+    const plain = table('measure', rows(measure(count, 1000)), rows(measure(count, 2000)));
+    const summarised = table('with summaries', rows(measure(count, 1000, SUMMARY)), rows(measure(count, 2000, SUMMARY)));
     const recorded = recordedTable();
-    process.stdout.write(`${table.join('\n')}\n\n${recorded.join('\n')}\n`);
+    process.stdout.write(`${plain.join('\n')}\n\n${summarised.join('\n')}\n\n${recorded.join('\n')}\n`);
     if (args.includes('--write')) {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
       const body = ['## Conversation compression', '',
         'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '',
-        ...table, '', 'Recorded sessions of the real agents (test/fixtures/agent-sessions), reported apart:', '', ...recorded];
+        ...plain, '', 'With summaries of the oldest turns by a small model (0.05× input, 0.2× output of the main model\'s input price, 1000-token summaries), their calls counted as cost:', '', ...summarised,
+        '', 'Recorded sessions of the real agents (test/fixtures/agent-sessions), reported apart:', '', ...recorded];
       writePerformanceSection(root, 'compression', body.join('\n'));
     }
   },
