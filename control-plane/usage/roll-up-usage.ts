@@ -9,7 +9,8 @@
  *    that holds one of them or became complete, from its hours;
  *  - records rolled_until and the snapshot, so that readers take rows it did not see from usage_records.
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
- * from running at once, and the unique index on the rollups would refuse a double count anyway.
+ * from running at once, and the unique index on the rollups would refuse a double count anyway. The snapshot's
+ * xmin is the oldest transaction open on the server: a long one makes runs recompute more, never count wrong.
  */
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { LOCKS } from '../../core/db/db.ts';
