@@ -69,7 +69,7 @@ export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; da
       `${x === reference ? '100 % (reference)' : `${fmt(share * 100)} % (${mark(share >= TARGETS.shareOfReference)})`} | ${x.lost} | ${x.refused} |`);
   }
   lines.push('', `The child-process Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
-    'a Unix socket in its data directory only; its first start includes initdb.');
+    'no data checksums, a Unix socket in its data directory only; its first start includes initdb.');
   return lines.join('\n');
 }
 
