@@ -14,12 +14,13 @@ CREATE INDEX usage_records_written_xid ON usage_records USING brin (written_xid)
 
 -- One row per period ('hour' | 'day'), bucket start (UTC) and the dimensions the usage API groups by and filters
 -- on: team, key (visibility of own keys follows gateway_keys.owner_user_id), model (the one that answered, else the
--- one asked for) and account. Sums are exact: tokens as bigint, cost as numeric (the sum of cost_usd::numeric, the
+-- one asked for) and account; 'day_key' rows are the day's summed over accounts (account_id NULL), for the reports
+-- that do not group by account (fewer rows to read). Sums are exact: tokens as bigint, cost as numeric (the sum of cost_usd::numeric, the
 -- same figure the raw query adds up). Latency is a histogram over fixed log-spaced buckets (latency-histogram.ts)
 -- packed into one exact number: the count of bucket b is digits 12·b to 12·b+11 (from the right), so that plain
 -- sum() adds histograms bucket by bucket (far cheaper than unnesting arrays: one addition per row).
 CREATE TABLE usage_rollups (
-  period text NOT NULL CHECK (period IN ('hour', 'day')),
+  period text NOT NULL CHECK (period IN ('hour', 'day', 'day_key')),
   bucket timestamptz NOT NULL,
   team_id text NOT NULL,
   key_id text NOT NULL,

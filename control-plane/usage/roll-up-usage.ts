@@ -6,7 +6,7 @@
  *    transactions the last run's snapshot may not have seen (written_xid >= its xmin: written since, or late, e.g.
  *    a node's journal replayed after an outage with the calls' original times);
  *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate), then each day
- *    that holds one of them or became complete, from its hours;
+ *    that holds one of them or became complete, from its hours (and its rows summed over accounts, 'day_key');
  *  - records rolled_until and the snapshot, so that readers take rows it did not see from usage_records.
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
  * from running at once, and the unique index on the rollups would refuse a double count anyway. The snapshot's
@@ -43,6 +43,13 @@ const insertDays = (from: string, cond: string) => `INSERT INTO usage_rollups ($
     FROM ${from} WHERE r.period = 'hour' AND ${cond}
    GROUP BY 2, r.team_id, r.key_id, r.model, r.account_id`;
 
+/** The 'day_key' rows (summed over accounts) of the daily rows r of `from`. */
+const insertDayKeys = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT 'day_key', r.bucket, r.team_id, r.key_id, r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+    FROM ${from} WHERE r.period = 'day'
+   GROUP BY r.bucket, r.team_id, r.key_id, r.model`;
+
 export interface RollupRun {
   hours: number;
   days: number;
@@ -67,6 +74,7 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     await q.query('DELETE FROM usage_rollups');
     await q.query(insertHours('usage_records u', 'u.at < $1'), [iso(until)]);
     await q.query(insertDays('usage_rollups r', 'r.bucket < $1'), [iso(dayEnd)]);
+    await q.query(insertDayKeys('usage_rollups r'));
     hours = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'hour'")).rows);
     days = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'day'")).rows);
   } else {
@@ -87,8 +95,9 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     }
     if (days.length > 0) {
       const list = days.map(iso);
-      await q.query("DELETE FROM usage_rollups WHERE period = 'day' AND bucket = ANY($1::timestamptz[])", [list]);
+      await q.query("DELETE FROM usage_rollups WHERE period IN ('day', 'day_key') AND bucket = ANY($1::timestamptz[])", [list]);
       await q.query(insertDays("unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket >= t.d AND r.bucket < t.d + interval '1 day'", 'true'), [list]);
+      await q.query(insertDayKeys('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
     }
   }
   await q.query(

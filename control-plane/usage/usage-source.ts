@@ -67,7 +67,9 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
-    if (plan.days) periods.push(`(r.period = 'day' AND ${inRanges('r.bucket', [plan.days], params)})`);
+    // Without the account among the dimensions, the day's rows summed over accounts do (fewer rows).
+    const day = dims.includes(GROUP_DIMS.account) ? 'day' : 'day_key';
+    if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
     if (plan.hours.length > 0) periods.push(`(r.period = 'hour' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
     parts.push(`SELECT ${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
