@@ -41,6 +41,7 @@ import { runCli } from './run-cli.ts';
 import { login, logout, whoami } from './commands/login.ts';
 import { teamsGroup } from './commands/teams.ts';
 import { tokensGroup } from './commands/tokens.ts';
+import { trustRulesGroup } from './commands/trust-rules.ts';
 import { errorsGroup } from './commands/errors.ts';
 import { aiGroup } from './commands/ai.ts';
 import { usersGroup } from './commands/users.ts';
@@ -51,6 +52,7 @@ const ROOT = defineGroup('svc', 'Command-line client of svc, the AI gateway and 
   logout,
   whoami,
   tokensGroup,
+  trustRulesGroup,
   teamsGroup,
   usersGroup,
   errorsGroup,
