@@ -11,6 +11,7 @@ import { oauthRoutes, TOKEN_EXCHANGE_GRANT } from './identity/oauth-routes.ts';
 import { OidcIssuers } from './identity/trust/oidc-issuers.ts';
 import { tokenExchangeGrant } from './identity/trust/token-exchange-grant.ts';
 import { trustRulesRoutes } from './identity/trust/trust-rules-routes.ts';
+import { TRUST_RULE_TOOLS } from './identity/trust/trust-rule-tools.ts';
 import { tokensRoutes } from './identity/tokens-routes.ts';
 import { usersRoutes } from './identity/users-routes.ts';
 import { teamsRoutes } from './teams/teams-routes.ts';
@@ -54,6 +55,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     tools.add(searchTool(search));
     tools.add(listTeamsTool);
     tools.add(listTokensTool);
+    for (const tool of TRUST_RULE_TOOLS) tools.add(tool);
     tools.add(listNotificationsTool);
     tools.add(listWebhooksTool);
     for (const tool of GATEWAY_TOOLS) tools.add(tool);

@@ -82,3 +82,11 @@ export const CALL_ITEM = z.looseObject({
   created_at: TIME, expires_at: TIME,
 });
 export const CALL_BODY = CALL_ITEM.extend({ request: z.unknown().describe('The request as received (JSON, or text when cut).'), response: z.unknown().describe('The answer as the client got it.') });
+
+export const TRUST_RULE_ITEM = z.looseObject({
+  id, team: id, name: z.string(), issuer: z.string(), audience: z.string(), conditions: z.record(z.string(), z.string()),
+  scope: z.enum(['read', 'deploy']), ttl: z.number().int(), created_by: nullableString, disabled: z.boolean(), created_at: TIME,
+});
+export const TRUST_EXCHANGE_ITEM = z.looseObject({
+  id, team: id, rule: id, issuer: z.string(), subject: z.string(), claims: z.record(z.string(), z.string()), token_id: id, expires_at: TIME, created_at: TIME,
+});

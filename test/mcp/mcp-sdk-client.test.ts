@@ -49,7 +49,7 @@ afterAll(async () => {
 
 const GATEWAY = ['list_keys', 'create_key', 'update_key', 'revoke_key', 'key_quota', 'usage', 'list_accounts', 'show_account', 'refresh_account_quota',
   'list_aliases', 'set_alias', 'delete_alias', 'list_calls', 'show_call', 'list_prices', 'set_price', 'delete_price'];
-const EARLIER = ['search', 'list_teams', 'list_tokens', 'list_notifications', 'list_webhooks', 'list_projects', 'list_issues', 'update_issue', 'errors_stats'];
+const EARLIER = ['search', 'list_teams', 'list_tokens', 'list_trust_rules', 'create_trust_rule', 'delete_trust_rule', 'list_trust_exchanges', 'list_notifications', 'list_webhooks', 'list_projects', 'list_issues', 'update_issue', 'errors_stats'];
 
 describe('MCP through the SDK client', () => {
   it('refuses to connect without a valid token', async () => {
