@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
-import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
+import { createTeamProject, waitFor, type Project } from '../errors/support/errors-fixtures.ts';
 import { LINK_SYNC_JOB } from '../../control-plane/links/link-sync.ts';
 import type { FakePeers } from './support/fake-peer.ts';
 import { linkAsAdmin, startWithPeers } from './support/link-fixtures.ts';
@@ -86,5 +86,36 @@ describe('rotating the DSN', () => {
     expect(peers.pages.targets.get('shop')!.linked).toMatchObject({ src: `${s.url}/js/${rotated.public_key}.js` });
     const attempts = peers.pages.to('/api/v1/aliases/shop/scripts/errors').filter((x) => (x.body as { src?: string }).src?.includes(rotated.public_key));
     expect(attempts.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('restarts an app once, after the newest DSN, when a rotation lands while the links job is re-linking it', async () => {
+    const other = await createTeamProject(s, await makeTeam(s, 'rot2'));
+    await linkAsAdmin(s, peers, other.id, ['api'], ['docs']);
+    const api = peers.apps.targets.get('api')!;
+    const keys = `/api/v1/projects/${other.id}/keys`;
+    // A rotation with a restart while the apps service is down: the link waits for the links job.
+    peers.apps.mode = 'down';
+    const first = (await s.api('POST', keys, { restart: true })).json() as { dsn: string };
+    peers.apps.mode = 'ok';
+    // The job's pass is sending the first new DSN (slowly) when a second rotation arrives.
+    peers.apps.delayMs = 300;
+    const sent = peers.apps.sent.length;
+    clock.advance(60_000);
+    const pass = s.scheduler.runNow(LINK_SYNC_JOB);
+    await waitFor(async () => peers.apps.sent.slice(sent).some((x) => x.method === 'PUT' && (x.body as { dsn?: string }).dsn === first.dsn));
+    const second = await s.api('POST', keys);
+    expect(second.statusCode, second.body).toBe(201);
+    await pass;
+    peers.apps.delayMs = 0;
+    clock.advance(60_000);
+    await s.scheduler.runNow(LINK_SYNC_JOB);
+
+    const calls = peers.apps.sent.slice(sent).filter((x) => x.path.startsWith('/api/v1/apps/api/')).map((x) => (x.method === 'PUT' ? `PUT ${(x.body as { dsn: string }).dsn}` : x.method));
+    const newest = (second.json() as { dsn: string }).dsn;
+    expect(calls).toEqual([`PUT ${first.dsn}`, `PUT ${newest}`, 'POST']);
+    expect(api.restarts).toBe(1);
+    expect(api.linked).toMatchObject({ dsn: newest });
+    const link = ((await s.api('GET', `/api/v1/projects/${other.id}/links`)).json().items as LinkState[]).find((l) => l.target === 'api')!;
+    expect(link).toMatchObject({ state: 'ok', restart_requested: false });
   });
 });

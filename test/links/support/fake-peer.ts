@@ -3,7 +3,8 @@
  * restart and deploys; pages aliases with their errors script and deploys. Rights per app or alias: this service's
  * own token may change any of them; a person's short-lived access token (verified against our JWKS with jose) only
  * those `allow` names for its subject. Everything sent is recorded (method, path, query, who, body). `mode` makes
- * it fail: `down` cuts every connection, `garbage` answers 200 with a body that is not JSON, `hang` never answers.
+ * it fail: `down` cuts every connection, `garbage` answers 200 with a body that is not JSON, `hang` never answers;
+ * `delayMs` makes it answer late (a call in flight while something else happens).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
@@ -42,6 +43,7 @@ export class FakePeer {
   url = '';
   sent: Sent[] = [];
   mode: 'ok' | 'down' | 'garbage' | 'hang' = 'ok';
+  delayMs = 0;
   targets = new Map<string, Target>();
   #server: Server;
   #jwks: JWTVerifyGetKey | undefined;
@@ -94,6 +96,7 @@ export class FakePeer {
     const text = Buffer.concat(chunks).toString('utf8');
     const who = await this.#who(req.headers.authorization);
     this.sent.push({ method: req.method ?? '', path: u.pathname, query: Object.fromEntries(u.searchParams), who, body: text ? JSON.parse(text) : null });
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.mode === 'down') return void req.socket.destroy();
     if (this.mode === 'hang') return void this.#hanging.push(res);
     if (this.mode === 'garbage') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>upstream proxy error</html>');
