@@ -10,6 +10,7 @@ export interface Link {
   state: 'ok' | 'stale';
   last_error: string | null;
   restart_requested: boolean;
+  release: string | null;
   last_deploy_at: string | null;
   polled_at: string | null;
   created_at: string;
@@ -20,6 +21,7 @@ export const LINK_COLUMNS: Column<Link>[] = [
   { title: 'target', value: (l) => l.target },
   { title: 'environment', value: (l) => l.environment },
   { title: 'state', value: (l) => l.state },
+  { title: 'release', value: (l) => l.release },
   { title: 'last deploy', value: (l) => l.last_deploy_at },
   { title: 'last error', value: (l) => l.last_error },
 ];

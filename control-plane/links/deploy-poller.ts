@@ -3,22 +3,20 @@
  * a time, and creates a release per deploy, `<app>@<release number>` or `<alias>@<deploy id>`, whose time is the
  * deploy's (the earliest, when a release is seen twice). Each link keeps a watermark, the newest deploy time read;
  * deploys at or after it are read again each poll. Creating is an insert that does nothing for a known release,
- * so a poll repeated after a restart, or run by two nodes at once, creates each release once.
+ * so a poll repeated after a restart, or run by two nodes at once, creates each release once. For an alias, a newer
+ * deploy also moves the release its pages report (project_links.release); the links job then re-sends the script.
  */
 import type { AppContext } from '../../core/context.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { isSvcError } from '../../core/errors.ts';
-import { checkReleaseVersion } from '../projects/release-service.ts';
 import { KIND } from './link-kinds.ts';
 import type { LinkRow } from './link-store.ts';
 import { mapLimit } from './map-limit.ts';
 import type { Peers } from './peers.ts';
-import { readDeploys, type ReadDeploy } from './read-deploys.ts';
+import { newestRelease, readDeploys, releaseOf, type ReadDeploy } from './read-deploys.ts';
 
 export const DEPLOY_POLL_JOB = 'links.deploys';
 const CONCURRENCY = 8;
-/** Deploys that never served anything make no release. */
-const FAILED = new Set(['failed', 'error', 'canceled', 'cancelled']);
 
 export interface PollResult {
   links: number;
@@ -50,8 +48,8 @@ async function pollLink(ctx: AppContext, peers: Peers, l: LinkRow): Promise<numb
   let newest = l.watermark;
   for (const d of deploys) {
     if (newest === null || d.at > newest) newest = d.at;
-    if ((l.watermark !== null && d.at < l.watermark) || FAILED.has(d.status ?? '')) continue;
-    const version = valid(KIND[l.kind].release(l.target, d));
+    if (l.watermark !== null && d.at < l.watermark) continue;
+    const version = releaseOf(l.kind, l.target, d);
     const known = version === null ? undefined : releases.get(version);
     if (version !== null && (known === undefined || d.at < known)) releases.set(version, d.at);
   }
@@ -62,14 +60,8 @@ async function pollLink(ctx: AppContext, peers: Peers, l: LinkRow): Promise<numb
     [l.project_id, [...releases.keys()], [...releases.values()]],
   );
   await ctx.db.query('UPDATE project_links SET watermark = $2, polled_at = $3 WHERE id = $1', [l.id, newest, new Date(ctx.clock.now())]);
+  const served = l.kind === 'alias' ? newestRelease(l.kind, l.target, deploys) : null;
+  // Only forward: an older deploy read again (or by a slower node) never takes the pages back.
+  if (served) await ctx.db.query('UPDATE project_links SET release = $2, release_at = $3 WHERE id = $1 AND (release_at IS NULL OR release_at < $3)', [l.id, served.release, served.at]);
   return created.rows.filter((r) => r.inserted).length;
-}
-
-function valid(version: string | null): string | null {
-  if (version === null) return null;
-  try {
-    return checkReleaseVersion(version);
-  } catch {
-    return null;
-  }
 }

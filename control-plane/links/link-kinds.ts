@@ -5,6 +5,7 @@
  *                          GET /api/v1/apps/{id}/deploys?cursor=          items {id, release_number, created_at, status}
  *                          POST /api/v1/apps/{id}/restart
  *   alias (pages service)  PUT|DELETE /api/v1/aliases/{name}/scripts/errors {"src","release","environment"}
+ *                          (release: `<alias>@<deploy id>` of the alias's newest deploy, null before the first)
  *                          GET /api/v1/deploys?alias={name}&cursor=       items {id, alias, created_at, status}
  */
 import type { PeerName } from './peer-client.ts';
@@ -12,12 +13,13 @@ import type { PeerName } from './peer-client.ts';
 export type LinkKind = 'app' | 'alias';
 export const LINK_KINDS: readonly LinkKind[] = ['app', 'alias'];
 
-/** What a link sends: the project's current key, the environment of an alias. */
+/** What a link sends: the project's current key; for an alias its environment and the release its pages report. */
 export interface LinkSubject {
   projectId: number;
   publicKey: string;
   dsn: string;
   environment: string | null;
+  release: string | null;
 }
 
 export interface PeerDeploy {
@@ -41,9 +43,6 @@ interface KindContract {
 const enc = encodeURIComponent;
 const cursorParam = (cursor: string | null) => (cursor === null ? '' : enc(cursor));
 
-/** The placeholder the pages service replaces with the deploy that serves the page. */
-export const DEPLOY_PLACEHOLDER = '{deploy}';
-
 export const KIND: Record<LinkKind, KindContract> = {
   app: {
     peer: 'apps',
@@ -58,7 +57,7 @@ export const KIND: Record<LinkKind, KindContract> = {
     peer: 'pages',
     label: (t) => `alias "${t}"`,
     linkPath: (t) => `/api/v1/aliases/${enc(t)}/scripts/errors`,
-    payload: (t, s, publicUrl) => ({ src: `${publicUrl}/js/${s.publicKey}.js`, release: `${t}@${DEPLOY_PLACEHOLDER}`, environment: s.environment ?? 'production' }),
+    payload: (t, s, publicUrl) => ({ src: `${publicUrl}/js/${s.publicKey}.js`, release: s.release, environment: s.environment ?? 'production' }),
     deploysPath: (t, c) => `/api/v1/deploys?alias=${enc(t)}&cursor=${cursorParam(c)}`,
     release: (t, d) => (d.id ? `${t}@${d.id}` : null),
     restartPath: null,

@@ -4,7 +4,8 @@
  * Link: the caller needs `write` on the project here, and the peer's consent there: the peer is asked first with
  * `?dry_run=true` and a short-lived access token of the caller (caller-token.ts), and only then called with our own
  * token. The row is written after the peer took the link; when the peer cannot be read after that call (it may or
- * may not have applied it) the link is removed there again, so a 502 leaves nothing half-linked.
+ * may not have applied it) the link is removed there again, so a 502 leaves nothing half-linked. An alias's deploys
+ * are read first (with our token), for the release its pages report: `<alias>@<newest deploy id>`.
  * Unlink: the peer removes the variable or script (a 404 there means it is gone already); releases stay.
  */
 import type { AppContext } from '../../core/context.ts';
@@ -19,6 +20,7 @@ import { callerToken } from './caller-token.ts';
 import { KIND, type LinkKind, type LinkSubject } from './link-kinds.ts';
 import { findLink, linkView, projectLinks, type LinkRow, type LinkView } from './link-store.ts';
 import type { Peers } from './peers.ts';
+import { currentRelease } from './read-deploys.ts';
 
 export class LinkService {
   #ctx: AppContext;
@@ -44,14 +46,18 @@ export class LinkService {
     const existing = await findLink(this.#ctx.db, kind, target);
     if (existing && Number(existing.project_id) !== project.id) throw taken(kind, target, existing);
     if (!project.public_key) throw svcError('validation_failed', `The project ${project.id} has no active DSN to send; rotate its key first.`);
-    const subject: LinkSubject = { projectId: project.id, publicKey: project.public_key, dsn: buildDsn(this.#ctx.config.publicUrl, project.public_key, project.id), environment: kind === 'alias' ? environment ?? 'production' : null };
+    const served = kind === 'alias' ? await currentRelease(peer, kind, target) : null;
+    const subject: LinkSubject = {
+      projectId: project.id, publicKey: project.public_key, dsn: buildDsn(this.#ctx.config.publicUrl, project.public_key, project.id),
+      environment: kind === 'alias' ? environment ?? 'production' : null, release: served?.release ?? null,
+    };
     const body = k.payload(target, subject, this.#ctx.config.publicUrl);
 
     const asked = await peer.call({ method: 'PUT', path: `${k.linkPath(target)}?dry_run=true`, token: await callerToken(this.#ctx, this.#ring, p), body });
     expectDone(t, asked, true);
     try {
       expectDone(t, await peer.call({ method: 'PUT', path: k.linkPath(target), body }));
-      const row = await this.#save(project.id, kind, target, subject);
+      const row = await this.#save(project.id, kind, target, subject, served?.at ?? null);
       return { link: linkView(row), created: !existing };
     } catch (e) {
       const code = (e as { code?: string }).code;
@@ -75,13 +81,15 @@ export class LinkService {
     return linkView(link);
   }
 
-  async #save(projectId: number, kind: LinkKind, target: string, s: LinkSubject): Promise<LinkRow> {
+  async #save(projectId: number, kind: LinkKind, target: string, s: LinkSubject, releaseAt: Date | null): Promise<LinkRow> {
     const r = await this.#ctx.db.query<LinkRow>(
-      `INSERT INTO project_links (id, project_id, kind, target, environment, synced_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO project_links (id, project_id, kind, target, environment, synced_key, release, release_at, synced_release, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7, $9)
        ON CONFLICT (kind, target) DO UPDATE SET environment = EXCLUDED.environment, synced_key = EXCLUDED.synced_key, state = 'ok',
-         last_error = NULL, attempts = 0, next_attempt_at = NULL
+         last_error = NULL, attempts = 0, next_attempt_at = NULL, release = EXCLUDED.release, release_at = EXCLUDED.release_at,
+         synced_release = EXCLUDED.synced_release
        WHERE project_links.project_id = EXCLUDED.project_id RETURNING *`,
-      [`lnk_${randomHex(8)}`, projectId, kind, target, s.environment, s.publicKey, new Date(this.#ctx.clock.now())],
+      [`lnk_${randomHex(8)}`, projectId, kind, target, s.environment, s.publicKey, s.release, releaseAt, new Date(this.#ctx.clock.now())],
     );
     if (!r.rows[0]) throw taken(kind, target);
     return r.rows[0];

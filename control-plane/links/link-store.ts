@@ -15,6 +15,11 @@ export interface LinkRow {
   attempts: number;
   next_attempt_at: Date | null;
   restart_requested: boolean;
+  /** Aliases: the release their pages should report, that deploy's time, and the release the peer last accepted. */
+  release: string | null;
+  release_at: Date | null;
+  synced_release: string | null;
+  leased_until: Date | null;
   watermark: Date | null;
   polled_at: Date | null;
   created_at: Date;
@@ -30,6 +35,7 @@ export function linkView(l: LinkRow) {
     state: l.state,
     last_error: l.last_error,
     restart_requested: l.restart_requested,
+    release: l.release,
     last_deploy_at: rfc3339(l.watermark),
     polled_at: rfc3339(l.polled_at),
     created_at: rfc3339(l.created_at),

@@ -1,6 +1,7 @@
 /**
- * Keeps every link's peer on the project's current DSN. A link is out of date while the key the peer last accepted
- * (synced_key) differs from the project's active key, or while a restart the person asked for is pending: that is
+ * Keeps every link's peer on the project's current DSN (and an alias's script on its newest release). A link is out
+ * of date while the key the peer last accepted (synced_key) differs from the project's active key, while an alias's
+ * accepted release differs from the one the deploy poller found, or while a restart the person asked for is pending: that is
  * the outbox of re-links, written by the rotation's own transaction (the new key, the restart flags), so a node
  * that stops half way loses nothing. Rotation syncs its project's links at once (syncProject); the `links.sync` job
  * (leader only, every 5 s) retries the rest with backoff until each succeeds, and shows them `stale` meanwhile.
@@ -66,7 +67,7 @@ export class LinkSync {
       `UPDATE project_links l SET leased_until = $1 FROM (
          SELECT l.id, k.public_key AS active_key FROM project_links l
            JOIN LATERAL (SELECT k.public_key FROM project_keys k WHERE k.project_id = l.project_id AND k.active ORDER BY k.created_at DESC LIMIT 1) k ON true
-          WHERE (l.synced_key IS DISTINCT FROM k.public_key OR l.restart_requested) AND (l.leased_until IS NULL OR l.leased_until <= $2) ${filter}
+          WHERE (l.synced_key IS DISTINCT FROM k.public_key OR l.synced_release IS DISTINCT FROM l.release OR l.restart_requested) AND (l.leased_until IS NULL OR l.leased_until <= $2) ${filter}
           ORDER BY l.next_attempt_at NULLS FIRST LIMIT ${BATCH} FOR UPDATE OF l SKIP LOCKED
        ) c WHERE l.id = c.id RETURNING l.*, c.active_key`,
       [lease, new Date(now), ...extra],
@@ -80,10 +81,10 @@ export class LinkSync {
     try {
       const peer = this.#peers.get(k.peer);
       const projectId = Number(l.project_id);
-      if (l.synced_key !== l.active_key) {
-        const subject = { projectId, publicKey: l.active_key, dsn: buildDsn(this.#ctx.config.publicUrl, l.active_key, projectId), environment: l.environment };
+      if (l.synced_key !== l.active_key || l.synced_release !== l.release) {
+        const subject = { projectId, publicKey: l.active_key, dsn: buildDsn(this.#ctx.config.publicUrl, l.active_key, projectId), environment: l.environment, release: l.release };
         expectDone(t, await peer.call({ method: 'PUT', path: k.linkPath(l.target), body: k.payload(l.target, subject, this.#ctx.config.publicUrl) }));
-        await this.#ctx.db.query('UPDATE project_links SET synced_key = $2 WHERE id = $1', [l.id, l.active_key]);
+        await this.#ctx.db.query('UPDATE project_links SET synced_key = $2, synced_release = $3 WHERE id = $1', [l.id, l.active_key, l.release]);
       }
       // A restart with a key rotated away meanwhile would be wasted: the next pass sends the new key, then restarts.
       const current = await this.#stillActive(l.active_key);

@@ -9,6 +9,7 @@ import { startSecondNode } from '../support/second-node.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
 import { createTeamProject, type Project } from '../errors/support/errors-fixtures.ts';
 import { DEPLOY_POLL_JOB } from '../../control-plane/links/deploy-poller.ts';
+import { LINK_SYNC_JOB } from '../../control-plane/links/link-sync.ts';
 import type { FakeDeploy, FakePeers } from './support/fake-peer.ts';
 import { linkAsAdmin, startWithPeers } from './support/link-fixtures.ts';
 
@@ -94,5 +95,28 @@ describe('deploy polling', () => {
     const got = await releases();
     expect(got['shop@p3']).toBe(at(55));
     expect(Object.keys(got)).toHaveLength(7);
+  });
+
+  it("moves the release an alias's pages report to its newest deploy, never back, and re-sends the script", async () => {
+    const shop = peers.pages.targets.get('shop')!;
+    const scriptPath = '/api/v1/aliases/shop/scripts/errors';
+    // Linked while p2 was the newest deploy; the last poll read p3.
+    expect(peers.pages.to(scriptPath).map((x) => (x.body as { release: string }).release)).toEqual(['shop@p2', 'shop@p2']);
+    const release = async () => ((await s.api('GET', `/api/v1/projects/${project.id}/links`)).json().items as { target: string; release: string | null }[]).find((l) => l.target === 'shop')!.release;
+    expect(await release()).toBe('shop@p3');
+    await s.scheduler.runNow(LINK_SYNC_JOB);
+    expect(shop.linked).toMatchObject({ release: 'shop@p3' });
+    expect(peers.pages.to(scriptPath).at(-1)).toMatchObject({ method: 'PUT', who: 'service', query: {} });
+    // The release the pages report is one the poller created.
+    expect(Object.keys(await releases())).toContain('shop@p3');
+
+    // A newer deploy that failed does not move it, and nothing is re-sent.
+    shop.deploys.unshift({ id: 'p4', alias: 'shop', created_at: at(58), status: 'failed' });
+    const sent = peers.pages.to(scriptPath).length;
+    await s.scheduler.runNow(DEPLOY_POLL_JOB);
+    await s.scheduler.runNow(LINK_SYNC_JOB);
+    expect(await release()).toBe('shop@p3');
+    expect(peers.pages.to(scriptPath)).toHaveLength(sent);
+    expect(Object.keys(await releases())).not.toContain('shop@p4');
   });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   project = await createTeamProject(s, await makeTeam(s, 'cli'), { slug: 'web-shop' });
   peers.apps.add('front');
   peers.apps.allow('front', 'admin');
-  peers.pages.add('shop');
+  peers.pages.add('shop', [{ id: 'p1', alias: 'shop', created_at: '2026-11-20T12:00:00Z', status: 'ready' }]);
   peers.pages.allow('shop', 'admin');
   env = { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: s.url, SVC_TOKEN: ADMIN_TOKEN };
 }, 60_000);
@@ -31,9 +31,9 @@ describe('svc errors links', () => {
     expect(await runSvc(['errors', 'links', 'link-app', 'web-shop', 'front'], env)).toMatchObject({ code: 0, stdout: `Linked project ${project.id} to app front.\n` });
     expect((await runSvc(['errors', 'links', 'link-alias', 'web-shop', 'shop', '--environment', 'staging'], env)).stdout).toBe(`Linked project ${project.id} to alias shop (environment staging).\n`);
     const listed = await runSvc(['errors', 'links', 'list', 'web-shop'], env);
-    expect(listed.stdout).toMatch(/^KIND +TARGET +ENVIRONMENT +STATE/);
-    expect(listed.stdout).toMatch(/app +front +\S+ +ok/);
-    expect(listed.stdout).toMatch(/alias +shop +staging +ok/);
+    expect(listed.stdout).toMatch(/^KIND +TARGET +ENVIRONMENT +STATE +RELEASE +LAST DEPLOY/);
+    expect(listed.stdout).toMatch(/app +front +- +ok +- /);
+    expect(listed.stdout).toMatch(/alias +shop +staging +ok +shop@p1 /);
 
     const rotated = await runSvc(['errors', 'projects', 'rotate-key', 'web-shop', '--restart'], env);
     expect(rotated.code, rotated.stderr).toBe(0);

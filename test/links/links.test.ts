@@ -74,22 +74,48 @@ describe('linking an app', () => {
 });
 
 describe('linking a pages alias', () => {
-  it('sends the reporting script URL, the release template and the environment', async () => {
+  it('sends the reporting script URL, the release of the newest deploy and the environment', async () => {
+    // The newest deploy failed: the alias still serves p7, so its pages report shop@p7.
+    pages.targets.get('shop')!.deploys.push(
+      { id: 'p8', alias: 'shop', created_at: '2026-11-20T12:40:00Z', status: 'failed' },
+      { id: 'p7', alias: 'shop', created_at: '2026-11-20T12:30:00Z', status: 'ready' },
+      { id: 'p6', alias: 'shop', created_at: '2026-11-20T12:20:00Z', status: 'ready' },
+    );
+    const before = pages.sent.length;
     const res = await s.api('PUT', linkPath('aliases', 'shop'), { environment: 'staging' }, alice.headers);
     expect(res.statusCode, res.body).toBe(201);
-    const body = { src: `${s.url}/js/${project.public_key}.js`, release: 'shop@{deploy}', environment: 'staging' };
-    expect(pages.to('/api/v1/aliases/shop/scripts/errors').map((x) => [x.query, x.who, x.body])).toEqual([
-      [{ dry_run: 'true' }, `caller:${alice.id}`, body],
-      [{}, 'service', body],
+    expect(res.json()).toMatchObject({ kind: 'alias', release: 'shop@p7' });
+    const body = { src: `${s.url}/js/${project.public_key}.js`, release: 'shop@p7', environment: 'staging' };
+    expect(pages.sent.slice(before).map((x) => [x.method, x.path, x.query, x.who, x.body])).toEqual([
+      ['GET', '/api/v1/deploys', { alias: 'shop', cursor: '' }, 'service', null],
+      ['PUT', '/api/v1/aliases/shop/scripts/errors', { dry_run: 'true' }, `caller:${alice.id}`, body],
+      ['PUT', '/api/v1/aliases/shop/scripts/errors', {}, 'service', body],
     ]);
     const script = await fetch(body.src);
     expect(script.status).toBe(200);
   });
 
+  it('sends a null release for an alias that has no deploy yet', async () => {
+    pages.add('fresh');
+    pages.allow('fresh', alice.id);
+    const other = await createTeamProject(s, team);
+    const res = await s.api('PUT', linkPath('aliases', 'fresh', other.id), {}, alice.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(pages.targets.get('fresh')!.linked).toEqual({ src: `${s.url}/js/${other.public_key}.js`, release: null, environment: 'production' });
+  });
+
+  it('answers 404 naming the pages service for an alias it does not have, before asking with the person\'s token', async () => {
+    const before = pages.sent.length;
+    const res = await s.api('PUT', linkPath('aliases', 'nope'), {}, alice.headers);
+    expectErrorCode(res, 404, 'not_found');
+    expect(res.json().error.message).toMatch(/The pages service has no alias "nope"/);
+    expect(pages.sent.slice(before).map((x) => x.who)).toEqual(['service']);
+  });
+
   it('lists the project\'s links with their state', async () => {
     const res = await s.api('GET', `/api/v1/projects/${project.id}/links`, undefined, alice.headers);
     expect(res.statusCode).toBe(200);
-    expect(res.json().items.map((l: { kind: string; target: string; state: string }) => [l.kind, l.target, l.state])).toEqual([['app', 'web', 'ok'], ['alias', 'shop', 'ok']]);
+    expect(res.json().items.map((l: { kind: string; target: string; state: string; release: string | null }) => [l.kind, l.target, l.state, l.release])).toEqual([['app', 'web', 'ok', null], ['alias', 'shop', 'ok', 'shop@p7']]);
   });
 });
 

@@ -45,7 +45,7 @@ describe('rotating the DSN', () => {
     expect(states(rotated.links)).toEqual([['shop', 'ok'], ['web', 'ok']]);
     expect(rotated.links.every((l) => !l.restart_requested)).toBe(true);
     expect(peers.apps.targets.get('web')!.linked).toEqual({ dsn: rotated.dsn, project: String(project.id), errors_url: s.url });
-    expect(peers.pages.targets.get('shop')!.linked).toEqual({ src: `${s.url}/js/${rotated.public_key}.js`, release: 'shop@{deploy}', environment: 'production' });
+    expect(peers.pages.targets.get('shop')!.linked).toEqual({ src: `${s.url}/js/${rotated.public_key}.js`, release: null, environment: 'production' });
     expect(peers.apps.targets.get('web')!.restarts).toBe(1);
     expect(peers.apps.sent.slice(-2).map((x) => [x.method, x.path, x.who])).toEqual([
       ['PUT', '/api/v1/apps/web/integrations/errors', 'service'],
