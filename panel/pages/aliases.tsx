@@ -1,19 +1,19 @@
 /**
  * Model aliases: a name callers use in place of a model id, standing for an ordered list of models tried in turn
- * (fallback). Everyone reads them; superusers create, reorder and delete. GET /api/v1/aliases,
- * PUT/DELETE /api/v1/aliases/{name}.
+ * (fallback), read page by page (each is a form for superusers, so pages are short). Everyone reads them; superusers
+ * create, reorder and delete. GET /api/v1/aliases, PUT/DELETE /api/v1/aliases/{name}.
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
 import type { Alias, List, Me } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
 import { ModelListEditor } from '../components/model-list-editor.tsx';
-import { Empty, ErrorNote, Loading } from '../components/states.tsx';
-import { useLoad } from '../components/use-load.ts';
+import { Empty, ErrorNote, Loading, MoreButton } from '../components/states.tsx';
+import { usePages } from '../components/use-pages.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
 
 export function Aliases({ me }: { me: Me }) {
-  const aliases = useLoad(() => call<List<Alias>>(api.GET('/api/v1/aliases', { params: { query: { limit: '200' } } })), []);
+  const aliases = usePages((cursor) => call<List<Alias>>(api.GET('/api/v1/aliases', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } })), []);
   const [adding, setAdding] = useState(false);
   return (
     <section aria-labelledby="aliases-h">
@@ -22,16 +22,17 @@ export function Aliases({ me }: { me: Me }) {
         {me.is_superuser && !adding && <button type="button" class="primary" onClick={() => setAdding(true)}>New alias</button>}
       </div>
       {adding && <AliasForm onDone={() => { setAdding(false); aliases.reload(); }} onCancel={() => setAdding(false)} />}
-      {aliases.loading && !aliases.data && <Loading what="aliases" />}
+      {aliases.loading && !aliases.items && <Loading what="aliases" />}
       {aliases.error && <ErrorNote error={aliases.error} onRetry={aliases.reload} />}
-      {aliases.data?.items.length === 0 && !adding && (
+      {aliases.items?.length === 0 && !adding && (
         <Empty title="No aliases yet">
           <p>An alias such as <code>smart</code> lets callers name one model and fall back to the next when it fails.{me.is_superuser ? ' Create one with New alias.' : ' Superusers create them.'}</p>
         </Empty>
       )}
-      {aliases.data?.items.map((a) => (me.is_superuser ? <AliasForm key={a.name} alias={a} onDone={aliases.reload} /> : (
+      {aliases.items?.map((a) => (me.is_superuser ? <AliasForm key={a.name} alias={a} onDone={aliases.reload} /> : (
         <article key={a.name} class="card"><h2>{a.name}</h2><ol>{a.models.map((m) => <li key={m}><code>{m}</code></li>)}</ol></article>
       )))}
+      <MoreButton pages={aliases} what="aliases" />
     </section>
   );
 }

@@ -1,20 +1,20 @@
 /**
  * Prices per model in USD per million tokens: the list price the service ships, the instance's override, and the
- * effective price used for cost. Superusers set and remove overrides. GET /api/v1/prices,
- * PUT/DELETE /api/v1/prices/{model}.
+ * effective price used for cost, read page by page (the list prices and every override can outgrow one page).
+ * Superusers set and remove overrides. GET /api/v1/prices, PUT/DELETE /api/v1/prices/{model}.
  */
 import { useState } from 'preact/hooks';
 import { api, call } from '../api/client.ts';
 import type { List, Me, PriceFields, PriceItem } from '../api/views.ts';
 import { Field, FormError } from '../components/form.tsx';
-import { ErrorNote, Loading } from '../components/states.tsx';
-import { useLoad } from '../components/use-load.ts';
+import { ErrorNote, Loading, MoreButton } from '../components/states.tsx';
+import { usePages } from '../components/use-pages.ts';
 import { onSubmit, useAction } from '../components/use-action.ts';
 
 const per = (v: number | null | undefined) => (v == null ? '—' : `$${v} / Mtok`);
 
 export function Prices({ me }: { me: Me }) {
-  const prices = useLoad(() => call<List<PriceItem>>(api.GET('/api/v1/prices', { params: { query: { limit: '200' } } })), []);
+  const prices = usePages((cursor) => call<List<PriceItem>>(api.GET('/api/v1/prices', { params: { query: { limit: '100', ...(cursor ? { cursor } : {}) } } })), []);
   const removeOverride = useAction((model: string) => call(api.DELETE('/api/v1/prices/{model}', { params: { path: { model } } })), prices.reload);
   return (
     <section aria-labelledby="prices-h">
@@ -22,14 +22,14 @@ export function Prices({ me }: { me: Me }) {
       <p class="muted">USD per million tokens. Cost of a call = its tokens × the effective price of the model that served it.</p>
       {me.is_superuser && <OverrideForm onDone={prices.reload} />}
       {removeOverride.error && <ErrorNote error={removeOverride.error} />}
-      {prices.loading && !prices.data && <Loading what="prices" />}
+      {prices.loading && !prices.items && <Loading what="prices" />}
       {prices.error && <ErrorNote error={prices.error} onRetry={prices.reload} />}
-      {prices.data && (
+      {prices.items && (
         <div class="table-wrap" tabIndex={0}>
           <table aria-label="Prices">
             <thead><tr><th scope="col">Model</th><th scope="col" class="num">Input</th><th scope="col" class="num">Output</th><th scope="col" class="num">Cache read</th><th scope="col" class="num">Cache write</th><th scope="col">Source</th>{me.is_superuser && <th scope="col"><span class="muted">Actions</span></th>}</tr></thead>
             <tbody>
-              {prices.data.items.map((p) => (
+              {prices.items.map((p) => (
                 <tr key={p.model}>
                   <td><code>{p.model}</code></td>
                   <td class="num">{per(p.effective?.input_per_mtok)}</td>
@@ -44,6 +44,7 @@ export function Prices({ me }: { me: Me }) {
           </table>
         </div>
       )}
+      <MoreButton pages={prices} what="prices" />
     </section>
   );
 }
