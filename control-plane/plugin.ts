@@ -74,7 +74,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     const links = installLinks(app, ctx, { scheduler, ring: accessTokens.ring });
-    installErrorTracking(app, ctx, { scheduler, search, tools, afterRotate: links.afterRotate });
+    installErrorTracking(app, ctx, { scheduler, search, tools, links });
     webhooksRoutes(app, ctx);
     notificationsRoutes(app, ctx);
     searchRoutes(app, ctx, search);

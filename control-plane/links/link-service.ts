@@ -6,7 +6,8 @@
  * token. The row is written after the peer took the link; when the peer cannot be read after that call (it may or
  * may not have applied it) the link is removed there again, so a 502 leaves nothing half-linked. An alias's deploys
  * are read first (with our token), for the release its pages report: `<alias>@<newest deploy id>`.
- * Unlink: the peer removes the variable or script (a 404 there means it is gone already); releases stay.
+ * Unlink: the peer removes the variable or script (a 404 there means it is gone already); releases stay. A target
+ * still being unlinked from a deleted project is held while it is linked again (link-removals.ts).
  */
 import type { AppContext } from '../../core/context.ts';
 import type { Principal } from '../../core/auth/principal.ts';
@@ -21,6 +22,7 @@ import { KIND, type LinkKind, type LinkSubject } from './link-kinds.ts';
 import { findLink, linkView, projectLinks, type LinkRow, type LinkView } from './link-store.ts';
 import type { Peers } from './peers.ts';
 import { currentRelease } from './read-deploys.ts';
+import { dropRemoval, holdRemoval, removeOnPeer } from './link-removals.ts';
 
 export class LinkService {
   #ctx: AppContext;
@@ -46,6 +48,10 @@ export class LinkService {
     const existing = await findLink(this.#ctx.db, kind, target);
     if (existing && Number(existing.project_id) !== project.id) throw taken(kind, target, existing);
     if (!project.public_key) throw svcError('validation_failed', `The project ${project.id} has no active DSN to send; rotate its key first.`);
+    const now = this.#ctx.clock.now();
+    if (!(await holdRemoval(this.#ctx.db, kind, target, now, now + this.#ctx.config.peerTimeoutMs * 3 + 1000))) {
+      throw svcError('conflict', `The ${k.label(target)} is being unlinked from a deleted project right now; try again in a few seconds.`, { kind, target });
+    }
     const served = kind === 'alias' ? await currentRelease(peer, kind, target) : null;
     const subject: LinkSubject = {
       projectId: project.id, publicKey: project.public_key, dsn: buildDsn(this.#ctx.config.publicUrl, project.public_key, project.id),
@@ -58,6 +64,7 @@ export class LinkService {
     try {
       expectDone(t, await peer.call({ method: 'PUT', path: k.linkPath(target), body }));
       const row = await this.#save(project.id, kind, target, subject, served?.at ?? null);
+      await dropRemoval(this.#ctx.db, kind, target);
       return { link: linkView(row), created: !existing };
     } catch (e) {
       const code = (e as { code?: string }).code;
@@ -72,11 +79,9 @@ export class LinkService {
   async unlink(p: Principal, projectId: string, kind: LinkKind, target: string): Promise<LinkView> {
     const project = await loadProject(this.#ctx, p, projectId, 'write');
     const k = KIND[kind];
-    const peer = this.#peers.get(k.peer);
     const link = await findLink(this.#ctx.db, kind, target);
     if (!link || Number(link.project_id) !== project.id) throw svcError('not_found', `The project ${project.id} is not linked to ${k.label(target)}.`, { kind, target });
-    const a = await peer.call({ method: 'DELETE', path: k.linkPath(target) });
-    if (a.status !== 404) expectDone({ peer: k.peer, label: k.label(target) }, a);
+    await removeOnPeer(this.#peers, kind, target);
     await this.#ctx.db.query('DELETE FROM project_links WHERE id = $1', [link.id]);
     return linkView(link);
   }

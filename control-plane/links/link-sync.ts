@@ -19,6 +19,7 @@ import { buildDsn } from '../projects/project-view.ts';
 import { expectDone } from './answer-of-peer.ts';
 import { KIND } from './link-kinds.ts';
 import type { LinkRow } from './link-store.ts';
+import type { LinkRemovals } from './link-removals.ts';
 import { mapLimit } from './map-limit.ts';
 import type { Peers } from './peers.ts';
 
@@ -43,8 +44,16 @@ export class LinkSync {
     this.#peers = peers;
   }
 
-  job(): Job {
-    return { name: LINK_SYNC_JOB, everyMs: 5_000, run: async () => void (await this.syncDue()) };
+  /** The links job: due re-links, then the due unlinks of deleted projects (link-removals.ts). */
+  job(removals: Pick<LinkRemovals, 'retryDue'>): Job {
+    return {
+      name: LINK_SYNC_JOB,
+      everyMs: 5_000,
+      run: async () => {
+        await this.syncDue();
+        await removals.retryDue();
+      },
+    };
   }
 
   /** Every out-of-date link whose retry is due; the number synced. */

@@ -37,6 +37,24 @@ export const ROTATED_PROJECT_KEY = object({
   revoked: { ...STRINGS, description: 'The public keys refused from now on.' },
   links: { type: 'array', items: LINK_VIEW, description: 'The linked apps and aliases after re-linking with the new DSN; stale ones are retried (docs/links.md).' },
 });
+export const DELETED_PROJECT = {
+  ...PROJECT_VIEW,
+  required: [...(PROJECT_VIEW.required as string[]), 'links'],
+  properties: {
+    ...(PROJECT_VIEW.properties as Record<string, unknown>),
+    links: {
+      type: 'array',
+      description: "What became of the project's links (docs/links.md): unlinked on the peer, or pending (retried by the links job, with the peer's error).",
+      items: object({
+        id: { type: 'string' },
+        kind: { type: 'string', enum: ['app', 'alias'] },
+        target: { type: 'string' },
+        state: { type: 'string', enum: ['unlinked', 'pending'] },
+        error: STRING_OR_NULL,
+      }),
+    },
+  },
+};
 export const ROTATE_KEY_BODY = {
   type: ['object', 'null'],
   additionalProperties: false,

@@ -12,12 +12,12 @@ import { retentionJob } from './errors-retention.ts';
 import { issueSearch, projectSearch } from './errors-search.ts';
 import { errorsStatsTool, listIssuesTool, listProjectsTool, updateIssueTool } from './errors-tools.ts';
 import { issuesRoutes } from './issues-routes.ts';
-import { projectsRoutes, type AfterRotate } from './projects-routes.ts';
+import { projectsRoutes, type ProjectLinks } from './projects-routes.ts';
 import { releasesRoutes } from './releases-routes.ts';
 import { statsRoutes } from './stats-routes.ts';
 
-export function installErrorTracking(app: FastifyInstance, ctx: AppContext, parts: { scheduler: Scheduler; search: SearchRegistry; tools: McpToolRegistry; afterRotate: AfterRotate }): void {
-  projectsRoutes(app, ctx, parts.afterRotate);
+export function installErrorTracking(app: FastifyInstance, ctx: AppContext, parts: { scheduler: Scheduler; search: SearchRegistry; tools: McpToolRegistry; links: ProjectLinks }): void {
+  projectsRoutes(app, ctx, parts.links);
   issuesRoutes(app, ctx);
   releasesRoutes(app, ctx);
   statsRoutes(app, ctx);

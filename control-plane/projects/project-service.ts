@@ -12,6 +12,8 @@ import { svcError } from '../../core/errors.ts';
 import { randomHex } from '../../core/ids.ts';
 import { listEnvelope, type ListParams } from '../../core/http/list.ts';
 import { CLIENT_KEYS_CACHE, PROJECTS_CACHE } from '../../core/project-caches.ts';
+import { announceEvents } from '../../core/outbox.ts';
+import type { LinkRemovals, UnlinkOutcome } from '../links/link-removals.ts';
 import { PROJECT_COLUMNS_SETTABLE, type ProjectInput } from './project-input.ts';
 import { PROJECT_COLUMNS, parseNumericId, projectView, slugify, type ProjectRow } from './project-view.ts';
 
@@ -91,15 +93,28 @@ export async function updateProject(ctx: AppContext, p: Principal, rawId: string
   return projectView(await loadProject(ctx, p, project.id), ctx.config.publicUrl);
 }
 
-/** Deletes a project with its keys, issues, events and releases; its DSNs are refused at once on every node. */
-export async function deleteProject(ctx: AppContext, p: Principal, rawId: string | number): Promise<ProjectView> {
+/** Unlinking a project's apps and aliases on their peers (links/link-removals.ts), as deleting it does first. */
+export type ProjectUnlink = Pick<LinkRemovals, 'unlinkPeers' | 'keepPending' | 'relinkAfterFailedDelete'>;
+
+/**
+ * Deletes a project with its keys, issues, events and releases; its DSNs are refused at once on every node. Its
+ * links are unlinked on their peers first, best effort and bounded by the peer timeout: the delete never waits on a
+ * peer beyond that, and a link the peer did not confirm is kept and retried by the links job (docs/links.md).
+ */
+export async function deleteProject(ctx: AppContext, p: Principal, rawId: string | number, unlink?: ProjectUnlink): Promise<ProjectView & { links: UnlinkOutcome[] }> {
   const project = await loadProject(ctx, p, rawId, 'manage');
-  const keys = await ctx.db.tx(async (q) => {
+  const unlinked = unlink ? await unlink.unlinkPeers(project.id) : [];
+  const { keys, links } = await ctx.db.tx(async (q) => {
     const k = await q.query<{ public_key: string }>('SELECT public_key FROM project_keys WHERE project_id = $1', [project.id]);
+    const outcomes = unlink ? await unlink.keepPending(q, project.id, project.team_id, unlinked) : [];
     await q.query('DELETE FROM projects WHERE id = $1', [project.id]);
-    return k.rows.map((x) => x.public_key);
+    return { keys: k.rows.map((x) => x.public_key), links: outcomes };
+  }).catch(async (e: unknown) => {
+    await unlink?.relinkAfterFailedDelete(unlinked);
+    throw e;
   });
   await ctx.caches.invalidate(PROJECTS_CACHE, String(project.id));
   for (const key of keys) await ctx.caches.invalidate(CLIENT_KEYS_CACHE, key);
-  return projectView(project, ctx.config.publicUrl);
+  if (links.some((l) => l.error !== null)) await announceEvents(ctx.counters);
+  return { ...projectView(project, ctx.config.publicUrl), links };
 }
