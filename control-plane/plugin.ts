@@ -12,6 +12,7 @@ import { OidcIssuers } from './identity/trust/oidc-issuers.ts';
 import { tokenExchangeGrant } from './identity/trust/token-exchange-grant.ts';
 import { trustRulesRoutes } from './identity/trust/trust-rules-routes.ts';
 import { TRUST_RULE_TOOLS } from './identity/trust/trust-rule-tools.ts';
+import { exchangeRetentionJob } from './identity/trust/exchange-retention.ts';
 import { tokensRoutes } from './identity/tokens-routes.ts';
 import { usersRoutes } from './identity/users-routes.ts';
 import { teamsRoutes } from './teams/teams-routes.ts';
@@ -64,6 +65,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     sessionsRoutes(app, ctx);
     const issuers = new OidcIssuers(ctx);
     trustRulesRoutes(app, ctx, issuers);
+    scheduler.add(exchangeRetentionJob());
     await app.register(oauthRoutes(ctx, accessTokens, { [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant(ctx, accessTokens.ring, issuers) }));
     usersRoutes(app, ctx);
     tokensRoutes(app, ctx);

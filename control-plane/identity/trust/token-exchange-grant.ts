@@ -74,9 +74,9 @@ export function tokenExchangeGrant(ctx: AppContext, ring: SigningKeyRing, issuer
     const now = ctx.clock.now();
     const ttl = Math.min(rule.ttl_seconds, ACCESS_TOKEN_TTL_S);
     const recorded = await ctx.db.query(
-      `INSERT INTO trust_exchanges (id, team_id, rule_id, issuer, subject, job_jti, claims, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (issuer, job_jti) DO NOTHING`,
-      [exchangeId, team.id, rule.id, iss, String(claims.sub), String(claims.jti), JSON.stringify(matchedClaims(rule.conditions, claims)), new Date(now + ttl * 1000), new Date(now)],
+      `INSERT INTO trust_exchanges (id, team_id, rule_id, issuer, subject, job_jti, claims, expires_at, job_expires_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (issuer, job_jti) DO NOTHING`,
+      [exchangeId, team.id, rule.id, iss, String(claims.sub), String(claims.jti), JSON.stringify(matchedClaims(rule.conditions, claims)), new Date(now + ttl * 1000), new Date(Number(claims.exp) * 1000), new Date(now)],
     );
     if (recorded.rowCount === 0) throw oauthError('invalid_grant', 'This job token was already exchanged; a job token is accepted once (its jti).');
 
