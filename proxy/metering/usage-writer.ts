@@ -14,15 +14,24 @@
  *   written; records of calls already served are kept (in memory, retried) meanwhile.
  * - A record Postgres refuses for its content (the rest of its batch is written) is logged and counted in
  *   `rejected`; it is never retried forever and never holds up the records behind it.
+ * - Open calls (open-call.ts): open() queues a streamed call's provisional row on the same writer, so it is batched
+ *   and journaled like a record, and always written before its record (one queue, one batch at a time; a journal
+ *   keeps their order). The record's transaction deletes the row; a row that arrives after its record (a journal
+ *   segment replayed late) is not inserted, and would not become a second record anyway (record_id is unique). The
+ *   writer renews the leases of its node's open calls every third of the lease, in one UPDATE. A record whose
+ *   call the leader already recorded as lost (`node_lost`, the lease ran out while this node could not reach
+ *   Postgres) replaces that estimate.
  * - `drain()` makes everything queued durable; the feature calls it on shutdown, after the server stopped accepting.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/db/db.ts';
+import { randomHex } from '../../core/ids.ts';
 import { svcError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { DurableWriter } from '../../core/writes/durable-writer.ts';
 import { WriteJournal } from '../../core/writes/write-journal.ts';
 import type { UsageRecord } from './usage-record.ts';
+import { OPEN_COLUMNS, openValues, RENEW_LEASES, type OpenCall } from './open-call.ts';
 
 export interface UsageWriterOptions {
   flushMs?: number;
@@ -30,13 +39,27 @@ export interface UsageWriterOptions {
   maxQueued?: number;
   /** The node's usage journal: directory and size bound. Without it, a failing database is retried in memory. */
   journal?: { dir: string; maxBytes: number };
+  /** Open calls: the node that owns (renews) them, and their lease. Defaults: a random id, 60 s. */
+  openCalls?: { nodeId?: string; leaseMs?: number };
 }
 
-/** A record with the id that makes its write idempotent. */
+/** A record with the id that makes its write idempotent; `closes` when this node wrote an open row for it. */
 interface StampedRecord {
   id: string;
   record: UsageRecord;
+  closes?: true;
 }
+
+/** An open call's row, with the node that renews its lease. */
+interface StampedOpen {
+  id: string;
+  node: string;
+  open: OpenCall;
+}
+
+type UsageRow = StampedRecord | StampedOpen;
+
+const isOpen = (r: UsageRow): r is StampedOpen => 'open' in r;
 
 /** Columns and their Postgres types, in the order of `values()`. */
 const COLUMNS: readonly (readonly [string, string])[] = [
@@ -66,6 +89,30 @@ const INSERT = `INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
   SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
   ON CONFLICT (record_id) DO NOTHING`;
 
+/**
+ * A batch with open calls, or with records that close one, in one statement (one round trip, one transaction):
+ * the records (replacing an estimate the leader made for a call it took as lost: written_xid back to its default,
+ * so the usage rollups see the row as new), the deletion of their open rows, and the new open rows, skipping any
+ * whose record is in this batch or already stored. An open row written again (the call moved to another
+ * upstream before its first byte) takes the new identity and a new lease. `$N` (last): the lease in seconds.
+ */
+const OPEN_PARAMS_AT = COLUMNS.length + 1;
+const LEASE_PARAM = OPEN_PARAMS_AT + OPEN_COLUMNS.length;
+const INSERT_WITH_OPEN = `WITH records AS (
+  INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
+  SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
+  ON CONFLICT (record_id) DO UPDATE SET ${COLUMNS.slice(1).map(([c]) => `${c} = EXCLUDED.${c}`).join(', ')}, written_xid = DEFAULT
+  WHERE usage_records.error_code = 'node_lost' AND usage_records.usage_source = 'estimated'
+), closed AS (
+  DELETE FROM usage_open_calls WHERE record_id = ANY($1::uuid[])
+)
+INSERT INTO usage_open_calls (${OPEN_COLUMNS.map(([c]) => c).join(',')}, lease_until, renewed_at)
+SELECT o.*, now() + make_interval(secs => $${LEASE_PARAM}::float8), now()
+FROM unnest(${OPEN_COLUMNS.map(([, type], i) => `$${OPEN_PARAMS_AT + i}::${type}[]`).join(',')}) AS o(${OPEN_COLUMNS.map(([c]) => c).join(',')})
+WHERE o.record_id <> ALL($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM usage_records u WHERE u.record_id = o.record_id)
+ON CONFLICT (record_id) DO UPDATE SET ${OPEN_COLUMNS.slice(1).map(([c]) => `${c} = EXCLUDED.${c}`).join(', ')},
+  lease_until = EXCLUDED.lease_until, renewed_at = EXCLUDED.renewed_at`;
+
 const QUOTE_OR_BACKSLASH = /["\\]/;
 
 /**
@@ -90,31 +137,47 @@ export function arrayLiteral(values: readonly unknown[]): string {
   return `${out}}`;
 }
 
-/** How a record is kept in the journal: JSON, its time as ISO text. */
+/** How a record or an open call is kept in the journal: JSON, its time as ISO text. */
 const codec = {
-  encode: (r: StampedRecord) => Buffer.from(JSON.stringify(r)),
-  decode: (b: Buffer): StampedRecord => {
-    const r = JSON.parse(b.toString('utf8')) as StampedRecord;
-    r.record.at = new Date(r.record.at);
+  encode: (r: UsageRow) => Buffer.from(JSON.stringify(r)),
+  decode: (b: Buffer): UsageRow => {
+    const r = JSON.parse(b.toString('utf8')) as UsageRow;
+    if (isOpen(r)) r.open.at = new Date(r.open.at);
+    else r.record.at = new Date(r.record.at);
     return r;
   },
 };
+
+/** Columns as array literals, one per column, from each row's values. */
+function columnsOf<T>(rows: readonly T[], width: number, values: (row: T) => unknown[]): string[] {
+  const columns: unknown[][] = Array.from({ length: width }, () => new Array<unknown>(rows.length));
+  rows.forEach((r, i) => values(r).forEach((v, j) => (columns[j][i] = v)));
+  return columns.map(arrayLiteral);
+}
 
 export class UsageWriter {
   #db: Db;
   #log: Logger;
   #maxQueued: number;
-  #rows: DurableWriter<StampedRecord>;
+  #rows: DurableWriter<UsageRow>;
   #listeners: ((r: UsageRecord) => void)[] = [];
+  readonly nodeId: string;
+  #leaseS: number;
+  /** Ids of this node's open calls whose record has not been queued yet. */
+  #open = new Set<string>();
+  #renewTimer: NodeJS.Timeout | undefined;
+  #renewFailing = false;
 
   constructor(db: Db, log: Logger, options: UsageWriterOptions = {}) {
     this.#db = db;
     this.#log = log;
     this.#maxQueued = options.maxQueued ?? 50_000;
-    this.#rows = new DurableWriter<StampedRecord>({
+    this.nodeId = options.openCalls?.nodeId ?? randomHex(4);
+    this.#leaseS = (options.openCalls?.leaseMs ?? 60_000) / 1000;
+    this.#rows = new DurableWriter<UsageRow>({
       name: 'usage',
       log,
-      commit: (rows) => this.#insert(rows),
+      commit: (rows) => this.#commit(rows),
       sizeOf: () => 1,
       // Never refused for load: `full` makes the gateway stop taking calls; the records of calls served are kept.
       maxRows: Number.MAX_SAFE_INTEGER,
@@ -133,10 +196,37 @@ export class UsageWriter {
     this.#listeners.push(fn);
   }
 
-  /** Queues the record; resolves once it is durable (or refused by the database for its content, then logged). */
-  async write(record: UsageRecord): Promise<void> {
+  /**
+   * Queues a streamed call's open row under the id its record will have; resolves once it is durable (never
+   * rejects: a row that cannot be made durable is logged, and the call goes on). Called again for the same id (the
+   * call moved to another upstream), the row is replaced.
+   */
+  async open(id: string, call: OpenCall): Promise<void> {
+    this.#open.add(id);
+    this.#renewTimer ??= setInterval(() => void this.#renew(), Math.max(100, (this.#leaseS * 1000) / 3)).unref();
+    const row: StampedOpen = { id, node: this.nodeId, open: call };
+    let result;
+    try {
+      result = await this.#rows.write(row);
+    } catch (err) {
+      this.#log.error({ err, record_id: id, key_id: call.keyId }, 'open call not written (the writer is closing)');
+      return;
+    }
+    if (result.status === 'rejected') this.#rejected(row, result.reason);
+  }
+
+  /** Open calls of this node whose record is not queued yet. */
+  get openCalls(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * Queues the record; resolves once it is durable (or refused by the database for its content, then logged).
+   * `id` is the record's id when it was chosen earlier (an open call's); the record then deletes the open row.
+   */
+  async write(record: UsageRecord, id?: string): Promise<void> {
     for (const fn of this.#listeners) fn(record);
-    const stamped = { id: randomUUID(), record };
+    const stamped: StampedRecord = id !== undefined && this.#open.delete(id) ? { id, record, closes: true } : { id: id ?? randomUUID(), record };
     if (this.#rows.pending + 1 === this.#maxQueued) this.#log.error({ rows: this.#maxQueued }, 'usage records are not being written: refusing new calls until the backlog is written');
     let result;
     try {
@@ -154,7 +244,7 @@ export class UsageWriter {
     return this.#rows.pending;
   }
 
-  /** Rows committed so far (replays included). */
+  /** Rows committed so far (records and open calls, replays included). */
   get written(): number {
     return this.#rows.stats.committed + this.#rows.stats.replayed;
   }
@@ -174,18 +264,54 @@ export class UsageWriter {
     return this.#rows.replay();
   }
 
-  /** Makes everything queued durable. */
+  /** Makes everything queued durable, and stops renewing leases (a call still open is left to its lease). */
   async drain(timeoutMs = 10_000): Promise<void> {
+    clearInterval(this.#renewTimer);
     await this.#rows.drain(timeoutMs);
   }
 
-  async #insert(batch: StampedRecord[]): Promise<void> {
-    const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(batch.length));
-    batch.forEach((r, i) => values(r).forEach((v, j) => (columns[j][i] = v)));
-    await this.#db.query(INSERT, columns.map(arrayLiteral), { name: 'svc_usage_insert' });
+  /** Renews the leases of this node's open calls: one statement for all of them, none when there are none. */
+  async #renew(): Promise<void> {
+    if (this.#open.size === 0) return;
+    try {
+      await this.#db.query(RENEW_LEASES, [this.nodeId, this.#leaseS], { name: 'svc_usage_open_renew' });
+      if (this.#renewFailing) this.#log.info({ node: this.nodeId }, 'open call leases renewed again');
+      this.#renewFailing = false;
+    } catch (err) {
+      // Retried at the next period; the rows' leases run on meanwhile (docs/operations.md, "Open calls").
+      if (!this.#renewFailing) this.#log.warn({ err, node: this.nodeId, open_calls: this.#open.size }, 'open call leases could not be renewed');
+      this.#renewFailing = true;
+    }
   }
 
-  #rejected({ id, record }: StampedRecord, reason: string): void {
+  async #commit(batch: UsageRow[]): Promise<void> {
+    let records: StampedRecord[] = [];
+    let opens: Map<string, StampedOpen> | undefined;
+    let closes = false;
+    for (const r of batch) {
+      if (isOpen(r)) (opens ??= new Map()).set(r.id, r);
+      else {
+        records.push(r);
+        if (r.closes) closes = true;
+      }
+    }
+    if (opens === undefined && !closes) {
+      await this.#db.query(INSERT, columnsOf(records, COLUMNS.length, values), { name: 'svc_usage_insert' });
+      return;
+    }
+    // ON CONFLICT DO UPDATE may touch a row once per statement: one row per id (a replayed segment may repeat one).
+    if (new Set(records.map((r) => r.id)).size < records.length) records = [...new Map(records.map((r) => [r.id, r])).values()];
+    const open = [...(opens?.values() ?? [])];
+    const params = [...columnsOf(records, COLUMNS.length, values), ...columnsOf(open, OPEN_COLUMNS.length, (o) => openValues(o.id, o.node, o.open)), this.#leaseS];
+    await this.#db.query(INSERT_WITH_OPEN, params, { name: 'svc_usage_insert_open' });
+  }
+
+  #rejected(row: UsageRow, reason: string): void {
+    if (isOpen(row)) {
+      this.#log.error({ record_id: row.id, key_id: row.open.keyId, team_id: row.open.teamId, model: row.open.model, reason }, 'open call refused by the database; it is not stored');
+      return;
+    }
+    const { id, record } = row;
     this.#log.error({ record_id: id, key_id: record.keyId, team_id: record.teamId, model: record.model, cost_usd: record.costUsd, reason }, 'usage record refused by the database; it is not stored');
   }
 }
