@@ -36,6 +36,12 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Gateway usage records waiting to be written before new calls are refused (503 usage_backlog). */
   usageMaxQueued: number;
+  /**
+   * Open calls (docs/operations.md): how long a streamed call's provisional usage row lives without its node renewing
+   * it (renewed every third of this), and how often the leader turns expired ones into usage records.
+   */
+  openCallLeaseMs: number;
+  openCallSweepMs: number;
   providerProfilesFile: string | undefined;
   /** Overrides of the subscription provider profiles, read from SVC_PROVIDER_PROFILES (core/ai/provider-profiles.ts). */
   providerProfiles: ProfileOverrides;
@@ -220,6 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env.SVC_TRUST_PROXY),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     usageMaxQueued: int(env, 'SVC_USAGE_MAX_QUEUED', 50_000, 1, 10_000_000),
+    openCallLeaseMs: int(env, 'SVC_OPEN_CALL_LEASE_MS', 60_000, 1000, 3_600_000),
+    openCallSweepMs: int(env, 'SVC_OPEN_CALL_SWEEP_MS', 10_000, 100, 3_600_000),
     providerProfilesFile: env.SVC_PROVIDER_PROFILES || undefined,
     providerProfiles: profileOverrides(env.SVC_PROVIDER_PROFILES || undefined),
     accountEventsTeam: env.SVC_ACCOUNT_EVENTS_TEAM || undefined,

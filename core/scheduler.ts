@@ -39,6 +39,11 @@ export class Scheduler {
     this.#retryMs = retryMs;
   }
 
+  /** This node's id (also the owner of its open gateway calls, proxy/metering/open-call.ts). */
+  get nodeId(): string {
+    return this.#nodeId;
+  }
+
   add(job: Job): void {
     this.#jobs.push(job);
   }

@@ -22,6 +22,8 @@ export interface GatewayOptions {
   picker?: AccountPicker;
   limits?: LimitGuard;
   usage?: UsageWriterOptions;
+  /** The node's id: the owner of its open calls (proxy/metering/open-call.ts). */
+  nodeId?: string;
 }
 
 export interface Gateway {
@@ -44,6 +46,7 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
   const usage = new UsageWriter(ctx.db, ctx.log, {
     maxQueued: ctx.config.usageMaxQueued,
     journal: { dir: join(ctx.config.dataDir, 'journal', 'usage'), maxBytes: ctx.config.journalMaxBytes },
+    openCalls: { nodeId: opts.nodeId, leaseMs: ctx.config.openCallLeaseMs },
     ...opts.usage,
   });
   // /healthz: a node whose usage backlog is full refuses every call (usage_backlog), so it does not keep requests.

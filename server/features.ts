@@ -14,6 +14,7 @@ import { quotaRoutes } from '../control-plane/usage/quota-routes.ts';
 import { createIngest, type Ingest } from '../ingest/ingest-plugin.ts';
 import { subscriptionJobs } from '../control-plane/ai/quota/subscription-jobs.ts';
 import { servePanel } from '../control-plane/panel/serve-panel.ts';
+import { lostCallsJob } from '../control-plane/usage/close-lost-calls.ts';
 
 export interface Feature {
   name: string;
@@ -49,6 +50,13 @@ export function features(): Feature[] {
       },
     },
     {
+      // Streamed gateway calls of nodes that died mid-stream, recorded from their open rows (docs/operations.md).
+      name: 'usage-open-calls',
+      roles: ['all', 'control-plane'],
+      capabilities: [],
+      register: (_app, ctx, scheduler) => scheduler.add(lostCallsJob(ctx.config.openCallSweepMs)),
+    },
+    {
       name: 'ingest',
       roles: ['all', 'proxy'],
       capabilities: ['errors-ingest'],
@@ -69,10 +77,10 @@ export function features(): Feature[] {
       name: 'gateway',
       roles: ['all', 'proxy'],
       capabilities: ['ai-gateway'],
-      register: async (app, ctx) => {
+      register: async (app, ctx, scheduler) => {
         limits = createLimits(ctx);
         await limits.start();
-        gateway = createGateway(ctx, { limits: limits.guard });
+        gateway = createGateway(ctx, { limits: limits.guard, nodeId: scheduler.nodeId });
         await app.register(gatewayPlugin(gateway));
       },
       drain: async () => {

@@ -39,8 +39,13 @@ export type AttemptResult =
 
 const ERROR_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * `onSend` is told of each attempt just before its request leaves (a streamed call writes its open row then, in
+ * parallel with the upstream's answer: call-recorder.ts).
+ */
 export async function attemptUpstreams(
   gw: Gateway, plan: ModelPlan, preparer: RequestPreparer, signal: AbortSignal, filter?: (a: UpstreamAccount) => boolean,
+  onSend?: (a: Attempt) => void,
 ): Promise<AttemptResult> {
   let last: Extract<AttemptResult, { kind: 'failed' }> | undefined;
   let sessionKey: string | undefined | null = null;
@@ -67,6 +72,7 @@ export async function attemptUpstreams(
       // A body this style cannot express throws here (400), before any call.
       const attempt: Attempt = { step, account, prepared: preparer.prepare(step.model, account) };
       const p = attempt.prepared;
+      onSend?.(attempt);
       let res: UpstreamResponse;
       try {
         res = await sendUpstream(account, { method: 'POST', path: p.path, headers: p.headers, body: p.body, signal });

@@ -4,7 +4,12 @@
  * upstream; estimated when it reported none or the stream was cut (estimate-usage.ts); 0 with source `reported`
  * for refusals and upstream errors, which generate nothing; estimated prompt tokens for a call abandoned by the
  * client while the upstream was working on it.
+ *
+ * A streamed call also has an open row (proxy/metering/open-call.ts) under the id its record will have: queued
+ * when an upstream is asked (in parallel with that request), awaited before the answer's first byte, deleted by
+ * the record's write. It is what records the call if the node dies before the record is written.
  */
+import { randomUUID } from 'node:crypto';
 import { countConversationTokens } from '../../translators/count-tokens.ts';
 import type { Usage } from '../../translators/model.ts';
 import type { Gateway } from '../gateway.ts';
@@ -17,6 +22,8 @@ import type { GatewayCall } from './gateway-call.ts';
 import type { RequestPreparer } from './prepare-request.ts';
 import { storableText } from '../../core/storable-text.ts';
 import { awaitDurable } from './await-durable.ts';
+import { estimateCall } from '../limits/call-estimate.ts';
+import type { OpenCall } from '../metering/open-call.ts';
 
 export interface CallEnd {
   status: number;
@@ -42,10 +49,60 @@ export class CallRecorder {
   #call: GatewayCall;
   alias: string | null = null;
   #done = false;
+  #recordId: string | undefined;
+  /** The latest open row's write, while the call is open. */
+  #opened: Promise<void> | undefined;
 
   constructor(gw: Gateway, call: GatewayCall) {
     this.#gw = gw;
     this.#call = call;
+  }
+
+  /** The id of the call's usage record, chosen when first needed (an open row is written under it). */
+  get recordId(): string {
+    return (this.#recordId ??= randomUUID());
+  }
+
+  /**
+   * Queues the open row of a streamed call for the attempt about to be sent (again for each attempt: the row then
+   * names the upstream that answers). Never throws; opened() is what waits.
+   */
+  open(attempt: Attempt): void {
+    if (this.#done) return;
+    const call = this.#call;
+    const gw = this.#gw;
+    const write = (overrides: readonly PriceOverride[]): Promise<void> => {
+      // Prices read after the call ended (a cold cache): its record is on its way, no open row is needed.
+      if (this.#done) return DONE;
+      // The reservation estimate for the serving model (call-estimate.ts), priced like the record will be.
+      const estimate = estimateCall(call.clientStyle, call.body, Math.ceil(call.raw.length / 4), [attempt.step.model], overrides);
+      const open: OpenCall = {
+        at: call.at,
+        keyId: call.key.id,
+        teamId: call.key.teamId,
+        model: storableText(call.model),
+        servedModel: storableText(attempt.step.model),
+        alias: this.alias === null ? null : storableText(this.alias),
+        provider: attempt.account.provider,
+        accountId: attempt.account.id,
+        clientStyle: call.clientStyle,
+        upstreamStyle: attempt.prepared.upstreamStyle,
+        stream: call.stream,
+        inputTokens: estimate.inputTokens,
+        outputTokens: estimate.outputTokens,
+        costUsd: estimate.dollars,
+      };
+      return gw.usage.open(this.recordId, open);
+    };
+    const prices = gw.prices();
+    this.#opened = prices instanceof Promise ? prices.then(write) : write(prices);
+  }
+
+  /** Resolves once the open row is durable (at most DURABLE_WAIT_MS, await-durable.ts); at once without one. */
+  opened(): Promise<void> {
+    const opened = this.#opened;
+    if (opened === undefined) return DONE;
+    return awaitDurable(opened, this.#gw.ctx.log, { keyId: this.#call.key.id, row: 'open_call' });
   }
 
   promptTokens(preparer: RequestPreparer): number {
@@ -96,7 +153,7 @@ export class CallRecorder {
       if (metrics.enabled) metrics.gateway.call(record);
       let written: unknown;
       try {
-        written = gw.usage.write(record);
+        written = gw.usage.write(record, this.#opened === undefined ? undefined : this.recordId);
       } catch (err) {
         written = Promise.reject(err);
       }

@@ -8,6 +8,11 @@
  * last byte, or the whole of a JSON body up to 64 KB; a stream's final event and its end, pipe-stream.ts) is held
  * back until the usage writer has the record committed or journaled. The gateway's own refusals are not held: they use no tokens, and one of them
  * (usage_backlog) is what a client gets precisely when records cannot be written.
+ *
+ * A streamed call's first byte waits for its open row (call-recorder.ts, proxy/metering/open-call.ts), written in
+ * parallel with the upstream request: if the node dies mid-stream, the leader records the call from its estimate.
+ * A whole JSON answer needs none: its record is durable before its last byte, and before that the client has no
+ * answer (a node killed then leaves a call the client saw fail, and no usage the upstream reported to anyone).
  */
 import type { FastifyReply } from 'fastify';
 import { isSvcError, svcError } from '../../core/errors.ts';
@@ -63,7 +68,8 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
       stream: call.stream, estimatedInputTokens: Math.ceil(call.raw.length / 4), body: call.body, raw: call.raw,
     });
     ticket = admitted instanceof Promise ? await admitted : admitted;
-    const result = await attemptUpstreams(gw, plan, preparer, sink.signal);
+    // A streamed call's open row is written while the upstream is asked, and waited for before the first byte.
+    const result = await attemptUpstreams(gw, plan, preparer, sink.signal, undefined, call.stream ? (a) => rec.open(a) : undefined);
     if (result.kind === 'gone') return rec.finish({ status: 499, errorCode: 'client_disconnected', attempt: result.attempt, firstByteAt: sink.firstByteAt, ticket, promptTokens: () => rec.promptTokens(preparer) });
     if (result.kind === 'failed') {
       const { attempt, res, errorBody } = result;
@@ -116,6 +122,8 @@ export async function runCall(gw: Gateway, call: GatewayCall, reply: FastifyRepl
 
   async function relayStream(res: UpstreamResponse, attempt: Attempt): Promise<void> {
     reply.hijack();
+    // No byte before the open row is durable: a node killed from here on still leaves the call's record.
+    await rec.opened();
     const framer = call.jsonArray ? new JsonArrayFramer() : new SseFramer();
     sink.head(200, { 'content-type': framer.contentType, 'cache-control': 'no-cache', ...answerHeaders(attempt, call.warnings) });
     const p = attempt.prepared;

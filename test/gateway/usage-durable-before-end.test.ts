@@ -28,9 +28,9 @@ let mode: 'hold' | 'pass' | 'fail' = 'pass';
 const realWrite = UsageWriter.prototype.write;
 
 beforeAll(async () => {
-  vi.spyOn(UsageWriter.prototype, 'write').mockImplementation(function (this: UsageWriter, record: UsageRecord) {
+  vi.spyOn(UsageWriter.prototype, 'write').mockImplementation(function (this: UsageWriter, record: UsageRecord, id?: string) {
     // The real writer gets the record at once (it is stored either way); only the durability promise is held.
-    const written: unknown = realWrite.call(this, record);
+    const written: unknown = realWrite.call(this, record, id);
     if (mode === 'fail') return Promise.reject(new Error('journal full'));
     return new Promise<void>((resolve, reject) => {
       const release = () => void Promise.resolve(written).then(() => resolve(), reject);
