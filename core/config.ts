@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseProfileOverrides, type ProfileOverrides } from './ai/provider-profiles.ts';
+import { parseRedisUrl } from './counters/redis-url.ts';
 
 export type Role = 'all' | 'proxy' | 'control-plane';
 
@@ -165,6 +166,18 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** REDIS_URL: one server or a Redis Cluster (core/counters/redis-url.ts has the forms). */
+function redis(env: Env): string | undefined {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    parseRedisUrl(raw);
+  } catch (err) {
+    throw new ConfigError('REDIS_URL', (err as Error).message);
+  }
+  return raw;
+}
+
 /** A link peer: its URL and this service's token there, both or neither (docs/links.md). */
 function peer(env: Env, name: 'APPS' | 'PAGES'): PeerConfig | undefined {
   const u = url(env, `SVC_${name}_URL`, ['http:', 'https:']);
@@ -184,7 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const production = env.NODE_ENV === 'production';
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const redisUrl = redis(env);
   const publicUrl = (url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, '');
   const secretKey = env.SVC_SECRET_KEY || undefined;
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SVC_SECRET_KEY', 'must be at least 32 characters');

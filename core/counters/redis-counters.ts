@@ -1,6 +1,7 @@
 /**
- * Counters on Redis: atomic Lua scripts on Redis time, so every proxy node shares one exact window. One connection
- * for commands, one for subscriptions (a subscribed connection can issue nothing else).
+ * Counters on Redis (one server or a Redis Cluster, redis-client.ts): atomic Lua scripts on Redis time, so every
+ * proxy node shares one exact window. One connection for commands, one for subscriptions (a subscribed connection
+ * can issue nothing else). Every command and script names exactly one key, so each runs on a cluster as is.
  *
  * A Redis restart or failover is routine: both connections reconnect forever with a capped, jittered backoff and
  * never end the process. While the command connection is down, commands fail at once (no offline queue) so callers
@@ -8,8 +9,9 @@
  * after a reconnect (messages published meanwhile are lost; see core/cache.ts for what bounds that).
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Counters, HitResult } from './counters.ts';
+import { openRedis, type ConnectionOptions, type RedisClient } from './redis-client.ts';
+import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
 
 // Sliding-window log: members are unique per hit, scored by Redis time in ms.
 const HIT = `
@@ -33,11 +35,6 @@ return v`;
 
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-/** Reconnect forever: 100 ms doubling to 2 s, with jitter so the nodes of a cluster do not reconnect in step. */
-export function reconnectDelay(attempt: number): number {
-  return Math.round(Math.min(2000, 100 * 2 ** Math.min(attempt - 1, 5)) * (0.75 + Math.random() / 2));
-}
-
 interface Scripts {
   svcHit(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
   svcIncr(key: string, by: number, ttlMs: number): Promise<string>;
@@ -45,21 +42,25 @@ interface Scripts {
 
 export class RedisCounters implements Counters {
   readonly kind = 'redis' as const;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
-  #url: string;
-  #sub: Redis | undefined;
+  #target: RedisTarget;
+  #sub: RedisClient | undefined;
   #handlers = new Map<string, Set<(m: string) => void>>();
 
   constructor(url: string, prefix: string) {
-    this.#url = url;
+    this.#target = parseRedisUrl(url);
     this.prefix = prefix;
-    // Auto-pipelining: the commands issued in one event-loop turn share one socket write (one syscall).
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true, retryStrategy: reconnectDelay });
+    this.redis = openRedis(this.#target, { kind: 'command' });
     this.redis.on('error', () => {});
     // Defined commands run by EVALSHA (the script body is sent once, not with every call as EVAL does).
     this.redis.defineCommand('svcHit', { numberOfKeys: 1, lua: HIT });
     this.redis.defineCommand('svcIncr', { numberOfKeys: 1, lua: INCR });
+  }
+
+  /** Another connection to the same Redis (the limit store has its own, with a command timeout). */
+  connect(opts: ConnectionOptions): RedisClient {
+    return openRedis(this.#target, opts);
   }
 
   #scripts(): Scripts {
@@ -124,7 +125,7 @@ export class RedisCounters implements Counters {
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
     if (!this.#sub) {
-      const sub = new Redis(this.#url, { maxRetriesPerRequest: null, retryStrategy: reconnectDelay });
+      const sub = openRedis(this.#target, { kind: 'subscriber' });
       this.#sub = sub;
       sub.on('error', () => {});
       this.#sub.on('message', (ch: string, msg: string) => {

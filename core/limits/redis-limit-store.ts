@@ -21,7 +21,7 @@
  * give every double back exactly.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../counters/redis-client.ts';
 import { EXCHANGE, MONTH_TTL_S } from './redis-exchange-script.ts';
 import { DAY_WINDOW, DEFAULT_RESERVATION_TTL_MS, MINUTE_WINDOW, type Amount, type Exchanged, type LimitCode, type LimitStore, type KeyLimits, type LimitSubject, type RequestCounts, type Reservation, type ReserveResult, type Settlement, type Spend, type Totals } from './limit-store.ts';
 
@@ -66,10 +66,10 @@ const ID_PREFIX = randomBytes(6).toString('hex');
 let idSeq = 0;
 
 export class RedisLimitStore implements LimitStore {
-  #redis: Redis;
+  #redis: RedisClient;
   #prefix: string;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#redis.defineCommand('svcLimitExchange', { lua: EXCHANGE });
