@@ -9,40 +9,72 @@ export const MONTH_TTL_S = 40 * 86400;
 const S = MINUTE_WINDOW;
 const M = DAY_WINDOW;
 
-// Settles then reserves calls of one team and month, in order (a call sees the calls before it).
-// KEYS: 1 reservations zset, 2 team month hash, then per key of the batch: its window hash, its month hash.
-// ARGV: base, ttl ms, settles n, reserves n; per settle 4 values: key index (0-based), reservation member ('' =
-// none), tokens, dollars; per reserve 9 values: key index, rpm, rpd, tokens, dollars, team tokens (-1 = none), est
-// tokens, est dollars, reservation member. Returns per settle {key tokens, key dollars}, then the team tokens after
-// the settles, then per reserve {1, member, '', '', ''} or {0, code, limit, used, retry ms}.
+// Settles then reserves calls of one team and month, in order (a call sees the calls before it). Every key it
+// touches is in KEYS (a Redis Cluster refuses a script that builds key names); all share the team's hash tag.
+// KEYS: 1 reservations zset, 2 in-flight hash, 3 team month hash, then per key of the batch: its window hash, its
+// month hash. ARGV: month, ttl ms, settles n, reserves n, keys n, then the batch's key ids (in KEYS order); per
+// settle 4 values: key index (0-based), reservation member ('' = none), tokens, dollars; per reserve 9 values: key
+// index, rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation member. Returns
+// per settle {key tokens, key dollars}, then the team tokens after the settles, then per reserve
+// {1, member, '', '', ''} or {0, code, limit, used, retry ms}.
 export const EXCHANGE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local base, ttl, nS, nR = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local month, ttl, nS, nR, nK = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local A = 6 + nK
 local function F(x) return string.format('%.17g', x) end
 local out = {}
 local function push(...) for _, v in ipairs({...}) do out[#out + 1] = v end end
 
--- Month hashes (a key's or a team's), read once and written back once.
+-- Amounts in flight, fields of KEYS[2]: 'kt|<key>|<month>', 'kd|<key>|<month>' (a key's tokens and dollars),
+-- 'tt|<month>' (the team's tokens). The batch's fields are read in one HMGET; others (an expired reservation of
+-- another key) when needed. Written back once; a field back at zero is deleted, so the hash holds only what is
+-- in flight.
+local fl, changed = {}, {}
+local function kf(j) return ARGV[6 + j] .. '|' .. month end
+do
+  local names = { 'tt|' .. month }
+  for j = 0, nK - 1 do names[#names + 1] = 'kt|' .. kf(j); names[#names + 1] = 'kd|' .. kf(j) end
+  local v = redis.call('HMGET', KEYS[2], unpack(names))
+  for i, name in ipairs(names) do fl[name] = tonumber(v[i] or '0') end
+end
+local function flight(f)
+  if fl[f] == nil then fl[f] = tonumber(redis.call('HGET', KEYS[2], f) or '0') end
+  return fl[f]
+end
+local function move(f, by)
+  if by ~= 0 then fl[f] = flight(f) + by; changed[f] = true end
+end
+
+-- Month hashes (spent: t tokens, d dollars), read once, written back once when a settle changed them. Amounts in
+-- flight that an older version kept in them (it, id) move to the in-flight hash the first time they are read:
+-- the sum is kept, whichever version releases the reservation.
 local hashes, order = {}, {}
-local function hash(name)
+local function hash(name, field)
   local h = hashes[name]
   if not h then
     local v = redis.call('HMGET', name, 't', 'd', 'it', 'id')
-    h = { t = tonumber(v[1] or '0'), d = tonumber(v[2] or '0'), it = tonumber(v[3] or '0'), id = tonumber(v[4] or '0'), fresh = not v[1] and not v[3] }
+    h = { t = tonumber(v[1] or '0'), d = tonumber(v[2] or '0'), fresh = not v[1] }
+    if v[3] or v[4] then
+      move(field and 'kt|' .. field or 'tt|' .. month, tonumber(v[3] or '0'))
+      if field then move('kd|' .. field, tonumber(v[4] or '0')) end
+      redis.call('HDEL', name, 'it', 'id')
+    end
     hashes[name] = h
-    order[#order + 1] = name
   end
+  return h
+end
+local function spent(name, field)
+  local h = hash(name, field)
+  if not h.dirty then h.dirty = true; order[#order + 1] = name end
   return h
 end
 local function release(member)
   if redis.call('ZREM', KEYS[1], member) == 0 then return end
-  local _, key, month, tok, dol = string.match(member, '^(.-)|(.-)|(.-)|(.-)|(.-)$')
-  local k = hash(base .. 'k:' .. key .. ':m:' .. month)
-  k.it = k.it - tonumber(tok)
-  k.id = k.id - tonumber(dol)
-  local tm = hash(base .. 't:m:' .. month)
-  tm.it = tm.it - tonumber(tok)
+  local _, key, mon, tok, dol = string.match(member, '^(.-)|(.-)|(.-)|(.-)|(.-)$')
+  move('kt|' .. key .. '|' .. mon, -tonumber(tok))
+  move('kd|' .. key .. '|' .. mon, -tonumber(dol))
+  move('tt|' .. mon, -tonumber(tok))
 end
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)) do release(m) end
 
@@ -111,22 +143,22 @@ local function retry(name, w, p)
 end
 
 for i = 0, nS - 1 do
-  local a = 5 + 4 * i
+  local a = A + 4 * i
   local j, member = tonumber(ARGV[a]), ARGV[a + 1]
   if member ~= '' then release(member) end
-  local k = hash(KEYS[4 + 2 * j])
+  local k = spent(KEYS[5 + 2 * j], kf(j))
   k.t = k.t + tonumber(ARGV[a + 2])
   k.d = k.d + tonumber(ARGV[a + 3])
-  local tm = hash(KEYS[2])
+  local tm = spent(KEYS[3])
   tm.t = tm.t + tonumber(ARGV[a + 2])
   push(F(k.t), F(k.d))
 end
-push(F(nS > 0 and hash(KEYS[2]).t or 0))
+push(F(nS > 0 and hash(KEYS[3]).t or 0))
 
 for i = 0, nR - 1 do
-  local a = 5 + 4 * nS + 9 * i
+  local a = A + 4 * nS + 9 * i
   local j = tonumber(ARGV[a])
-  local wk, km = KEYS[3 + 2 * j], KEYS[4 + 2 * j]
+  local wk, km, f = KEYS[4 + 2 * j], KEYS[5 + 2 * j], kf(j)
   local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local estT, estD, member = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
   local refused = false
@@ -142,25 +174,36 @@ for i = 0, nR - 1 do
     end
   end
   if not refused then
-    local k, tm = hash(km), hash(KEYS[2])
-    if tokL >= 0 and k.t + k.it + estT > tokL then push(0, 'key_tokens_per_month', tostring(tokL), F(k.t), '0'); refused = true
-    elseif dolL >= 0 and k.d + k.id + estD > dolL then push(0, 'key_dollars_per_month', tostring(dolL), F(k.d), '0'); refused = true
-    elseif teamL >= 0 and tm.t + tm.it + estT > teamL then push(0, 'team_ai_tokens', tostring(teamL), F(tm.t), '0'); refused = true end
+    local k, tm = hash(km, f), hash(KEYS[3])
+    if tokL >= 0 and k.t + flight('kt|' .. f) + estT > tokL then push(0, 'key_tokens_per_month', tostring(tokL), F(k.t), '0'); refused = true
+    elseif dolL >= 0 and k.d + flight('kd|' .. f) + estD > dolL then push(0, 'key_dollars_per_month', tostring(dolL), F(k.d), '0'); refused = true
+    elseif teamL >= 0 and tm.t + flight('tt|' .. month) + estT > teamL then push(0, 'team_ai_tokens', tostring(teamL), F(tm.t), '0'); refused = true end
     if not refused then
       if w then
         w.sn, w.sc = w.sn + 1, w.sc + 1
         if rpdL >= 0 then w.mn, w.mc = w.mn + 1, w.mc + 1 end
       end
-      k.it, k.id, tm.it = k.it + estT, k.id + estD, tm.it + estT
+      move('kt|' .. f, estT)
+      move('kd|' .. f, estD)
+      move('tt|' .. month, estT)
       redis.call('ZADD', KEYS[1], now + ttl, member)
       push(1, member, '', '', '')
     end
   end
 end
 
+local set, gone = {}, {}
+for name in pairs(changed) do
+  local v = fl[name]
+  -- Dollars in flight may keep a rounding residue when every reservation is released.
+  if v == 0 or (string.sub(name, 1, 2) == 'kd' and math.abs(v) < 1e-9) then gone[#gone + 1] = name
+  else set[#set + 1] = name; set[#set + 1] = F(v) end
+end
+if #set > 0 then redis.call('HSET', KEYS[2], unpack(set)) end
+if #gone > 0 then redis.call('HDEL', KEYS[2], unpack(gone)) end
 for _, name in ipairs(order) do
   local h = hashes[name]
-  redis.call('HSET', name, 't', F(h.t), 'd', F(h.d), 'it', F(h.it), 'id', F(h.id))
+  redis.call('HSET', name, 't', F(h.t), 'd', F(h.d))
   -- A month hash lives 40 days from its first write: longer than any month, without an EXPIRE per script.
   if h.fresh then redis.call('EXPIRE', name, ${MONTH_TTL_S}) end
 end

@@ -1,7 +1,8 @@
 /**
  * Limits on Redis: one Lua script per team and month settles the calls that ended and checks and reserves the calls
  * that start (exchange(): one round trip for both, shared by every call of the team in a round of I/O), all on
- * Redis time. All keys of a team share the hash tag {team}, so a Redis Cluster keeps them in one slot.
+ * Redis time. All keys of a team share the hash tag {team}, so a Redis Cluster keeps them in one slot, and every
+ * script is given all the keys it touches (none is built inside a script: a cluster refuses that).
  *
  * Layout under `<prefix>lim:{team}:`:
  *   k:<key>:w                  hash: the key's request windows in buckets (bucket-window.ts): `s<second>` the calls
@@ -9,8 +10,12 @@
  *                              while requests_per_day is set); `sn`/`mn` their totals, `so`/`mo` the oldest bucket
  *                              counted. Bounded (at most 60 + 1,440 fields) whatever the rate; kept while the key
  *                              has a request limit.
- *   k:<key>:m:<YYYY-MM>        hash: t = tokens spent, d = dollars spent, it / id = tokens / dollars in flight
- *   t:m:<YYYY-MM>              hash: t = team tokens spent, it = team tokens in flight
+ *   k:<key>:m:<YYYY-MM>        hash: t = tokens spent, d = dollars spent
+ *   t:m:<YYYY-MM>              hash: t = team tokens spent
+ *   fl                         hash: what calls in flight reserved: `kt|<key>|<YYYY-MM>` / `kd|<key>|<YYYY-MM>` a
+ *                              key's tokens / dollars, `tt|<YYYY-MM>` the team's tokens; a field is deleted when it
+ *                              is back at zero. (One hash per team, not fields of the month hashes, so that releasing
+ *                              an expired reservation of any key touches only keys the script was given.)
  *   res                        sorted set of reservations in flight, scored by expiry; the member carries what to
  *                              release: `<id>|<key>|<month>|<tokens>|<dollars>` (it is the reservation id callers
  *                              get back)
@@ -18,7 +23,8 @@
  * costs its reservation member (added by its reserve, removed by its settle) plus a share of its key's reads and
  * writes. Expired reservations (a node died mid-call) are released by the next script of the team. A settle whose
  * reservation already expired only adds the real usage. Numbers are written with 17 significant digits, which
- * give every double back exactly.
+ * give every double back exactly. (Before the `fl` hash, amounts in flight were the `it`/`id` fields of the month
+ * hashes; a script that reads a month hash moves them, so nodes of both versions can run side by side.)
  */
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../counters/redis-client.ts';
@@ -116,27 +122,27 @@ export class RedisLimitStore implements LimitStore {
     await Promise.all([...groups.values()].map(async ({ settles, reserves }) => {
       const first = settles.length > 0 ? settlements[settles[0]].subject : reservations[reserves[0]].subject;
       const base = this.#base(first.teamId);
-      const keys = [`${base}res`, `${base}t:m:${first.month}`];
+      // The batch's keys in order of first appearance: their index in KEYS and ARGV.
+      const keyIds: string[] = [];
       const keyIndex = new Map<string, number>();
       const indexOf = (keyId: string) => {
         let j = keyIndex.get(keyId);
-        if (j === undefined) {
-          keyIndex.set(keyId, (j = keyIndex.size));
-          keys.push(`${base}k:${keyId}:w`, `${base}k:${keyId}:m:${first.month}`);
-        }
+        if (j === undefined) keyIndex.set(keyId, (j = keyIds.push(keyId) - 1));
         return j;
       };
-      const args: (string | number)[] = [base, ttlMs, settles.length, reserves.length];
+      const items: (string | number)[] = [];
       for (const i of settles) {
         const { subject: s, reservationId, actual } = settlements[i];
-        args.push(indexOf(s.keyId), reservationId, Math.round(actual.tokens), actual.dollars);
+        items.push(indexOf(s.keyId), reservationId, Math.round(actual.tokens), actual.dollars);
       }
       for (const i of reserves) {
         const { subject: s, estimate: est } = reservations[i];
         const tokens = Math.round(est.tokens);
-        args.push(indexOf(s.keyId), none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
+        items.push(indexOf(s.keyId), none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
           tokens, est.dollars, `${ID_PREFIX}${(++idSeq).toString(36)}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`);
       }
+      const keys = [`${base}res`, `${base}fl`, `${base}t:m:${first.month}`, ...keyIds.flatMap((k) => [`${base}k:${k}:w`, `${base}k:${k}:m:${first.month}`])];
+      const args = [first.month, ttlMs, settles.length, reserves.length, keyIds.length, ...keyIds, ...items];
       const r = await this.#run('svcLimitExchange', keys.length, ...keys, ...args);
       const team = Number(r[2 * settles.length]);
       settles.forEach((i, j) => (totals[i] = { keyTokens: Number(r[2 * j]), keyDollars: Number(r[2 * j + 1]), teamTokens: team }));
@@ -172,9 +178,14 @@ export class RedisLimitStore implements LimitStore {
 
   async spend(keyId: string, teamId: string, month: string): Promise<Spend> {
     const base = this.#base(teamId);
-    const [k, t] = await Promise.all([this.#redis.hmget(`${base}k:${keyId}:m:${month}`, 't', 'd', 'it', 'id'), this.#redis.hget(`${base}t:m:${month}`, 't')]);
+    const [k, t, f] = await Promise.all([
+      this.#redis.hmget(`${base}k:${keyId}:m:${month}`, 't', 'd', 'it', 'id'),
+      this.#redis.hget(`${base}t:m:${month}`, 't'),
+      this.#redis.hmget(`${base}fl`, `kt|${keyId}|${month}`, `kd|${keyId}|${month}`),
+    ]);
     const n = (v: string | null | undefined) => Number(v ?? 0);
-    return { keyTokens: n(k[0]), keyDollars: n(k[1]), teamTokens: n(t), keyTokensInFlight: Math.max(0, n(k[2])), keyDollarsInFlight: Math.max(0, n(k[3])) };
+    // In flight: the in-flight hash plus what an older version left in the month hash (the next script moves it).
+    return { keyTokens: n(k[0]), keyDollars: n(k[1]), teamTokens: n(t), keyTokensInFlight: Math.max(0, n(k[2]) + n(f[0])), keyDollarsInFlight: Math.max(0, n(k[3]) + n(f[1])) };
   }
 
   async requests(keyId: string, teamId: string, key: KeyLimits): Promise<RequestCounts> {

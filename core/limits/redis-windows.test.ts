@@ -5,12 +5,13 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { strictScripts } from '../../test/support/strict-scripts.ts';
 import { randomHex } from '../ids.ts';
 import type { LimitSubject } from './limit-store.ts';
 import { RedisLimitStore } from './redis-limit-store.ts';
 
 const url = process.env.REDIS_URL;
-const redis = url ? new Redis(url) : undefined;
+const redis = url ? strictScripts(new Redis(url)) : undefined;
 afterAll(() => redis?.disconnect());
 const none = { tokens: 0, dollars: 0 };
 
@@ -90,7 +91,7 @@ describe.skipIf(!redis)('Redis request windows in buckets', () => {
     expect(r.ok).toBe(true);
     if (r.ok) await store.settle(s, r.reservationId, { tokens: 900, dollars: 0 });
     const base = hash.slice(0, -'w'.length - `k:${s.keyId}:`.length);
-    await (redis as Redis).del(hash, `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`);
+    await (redis as Redis).del(hash, `${base}k:${s.keyId}:m:${s.month}`, `${base}t:m:${s.month}`, `${base}res`, `${base}fl`);
     expect(await store.requests(s.keyId, s.teamId, s.key)).toEqual({ lastMinute: 0, lastDay: null });
     await store.seed(s, { tokens: 900, dollars: 0 }, 900);
     expect(await store.reserve(s, { tokens: 200, dollars: 0 })).toMatchObject({ ok: false, code: 'key_tokens_per_month', used: 900 });
