@@ -107,6 +107,12 @@ export interface LimitStore {
    * or missed calls made while a key had no limits catches up. Never lowers a total, so it is safe at any time.
    */
   seed(subject: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void>;
+  /**
+   * How many times the store may have lost writes since it was made: Redis counts every lost connection (to the
+   * server or to any node of a cluster: a restart or a failover may lose the last writes, or all of them without
+   * persistence); memory loses none. The seeder seeds a key again once this moved since its last seed.
+   */
+  lossCount(): number;
 }
 
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;

@@ -120,6 +120,10 @@ export class MemoryLimitStore implements LimitStore {
     return true;
   }
 
+  lossCount(): number {
+    return 0;
+  }
+
   async seed(s: Pick<LimitSubject, 'keyId' | 'teamId' | 'month'>, key: Amount, teamTokens: number): Promise<void> {
     const km = this.#month(`${s.keyId}:${s.month}`);
     const tm = this.#month(`team:${s.teamId}:${s.month}`);

@@ -74,6 +74,7 @@ let idSeq = 0;
 export class RedisLimitStore implements LimitStore {
   #redis: RedisClient;
   #prefix: string;
+  #losses = 0;
 
   constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
@@ -81,6 +82,13 @@ export class RedisLimitStore implements LimitStore {
     this.#redis.defineCommand('svcLimitExchange', { lua: EXCHANGE });
     this.#redis.defineCommand('svcLimitSeed', { numberOfKeys: 2, lua: SEED });
     this.#redis.defineCommand('svcLimitRequests', { numberOfKeys: 1, lua: REQUESTS });
+    // A connection lost (one server's, or one cluster node's) may have lost the last writes with it.
+    this.#redis.on('close', () => this.#losses++);
+    this.#redis.on('-node', () => this.#losses++);
+  }
+
+  lossCount(): number {
+    return this.#losses;
   }
 
   #run(name: string, ...args: (string | number)[]): Promise<string[]> {

@@ -92,6 +92,7 @@ describe('counters unavailable', () => {
       requests: () => new Promise(() => {}),
       seed: async () => {},
       ready: async () => true,
+      lossCount: () => 0,
     };
     const t0 = Date.now();
     const e = await refusal(guardOn(hanging, 100).admit(request({ tokens_per_month: 1000 })));

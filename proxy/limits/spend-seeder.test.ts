@@ -53,4 +53,19 @@ describe('SpendSeeder', () => {
     await seeder.ensure(subject(), 'a');
     expect(db.queries).toBe(2);
   });
+
+  it('seeds again on the next call once the store may have lost writes (a Redis connection was lost)', async () => {
+    const db = fakeDb({ tokens: 400, dollars: 2 });
+    const store = new MemoryLimitStore(new ManualClock());
+    let losses = 0;
+    store.lossCount = () => losses;
+    const seeder = new SpendSeeder(db as unknown as Db, store, createLogger('silent'));
+    await seeder.ensure(subject({ teamTokensPerMonth: 5000 }), 'a');
+    expect(seeder.ensure(subject({ teamTokensPerMonth: 5000 }), 'a')).toBeUndefined();
+    expect(db.queries).toBe(2);
+    losses++;
+    await seeder.ensure(subject({ teamTokensPerMonth: 5000 }), 'a');
+    expect(db.queries).toBe(4);
+    expect(seeder.ensure(subject({ teamTokensPerMonth: 5000 }), 'a')).toBeUndefined();
+  });
 });

@@ -4,7 +4,10 @@
  * in a month, again when the key's limits (or the team's) change, and at most every RESEED_MS after that. This
  * repairs a store that lost its data (Redis restarted without persistence; a single node restarted on memory
  * counters) and counts the calls a key made while it had no limits (unmetered calls touch no counters): the guard
- * calls forget() on such calls, so the key is seeded again when it is metered again.
+ * calls forget() on such calls, so the key is seeded again when it is metered again. A seed made before the store
+ * may have lost writes (LimitStore.lossCount(): a connection to Redis, or to a node of a Redis Cluster, was lost)
+ * no longer counts: the key is seeded again on its next call, so what a restarted Redis lost comes back from the
+ * records at once rather than within RESEED_MS (docs/limits.md#when-redis-is-down).
  */
 import type { Db } from '../../core/db/db.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -18,6 +21,8 @@ interface Seeded {
   /** month + limits signature the seed was made for. */
   tag: string;
   at: number;
+  /** The store's lossCount() when the seed began. */
+  losses: number;
   done: Promise<void>;
   /** The seed was written (later calls need not wait for anything). */
   seeded: boolean;
@@ -49,13 +54,14 @@ export class SpendSeeder {
    */
   ensure(s: LimitSubject, keyTag: string): Promise<void> | undefined {
     const now = Date.now();
+    const losses = this.#store.lossCount();
     const needTeam = s.teamTokensPerMonth !== undefined;
     const kTag = `${s.month}|${keyTag}`;
     const tTag = `${s.month}|${s.teamTokensPerMonth}`;
     const k = this.#keys.get(s.keyId);
     const t = needTeam ? this.#teams.get(s.teamId) : undefined;
-    const keyDone = k !== undefined && k.tag === kTag && now - k.at < RESEED_MS;
-    const teamDone = !needTeam || (t !== undefined && t.tag === tTag && now - t.at < RESEED_MS);
+    const keyDone = k !== undefined && k.tag === kTag && now - k.at < RESEED_MS && k.losses === losses;
+    const teamDone = !needTeam || (t !== undefined && t.tag === tTag && now - t.at < RESEED_MS && t.losses === losses);
     if (keyDone && teamDone) {
       if (k.seeded && (!t || t.seeded)) return undefined;
       return t ? Promise.all([k.done, t.done]).then(() => {}) : k.done;
@@ -63,8 +69,8 @@ export class SpendSeeder {
     if (this.#keys.size > MAX_ENTRIES) this.#keys.clear();
     if (this.#teams.size > MAX_ENTRIES) this.#teams.clear();
     const done = this.#seed(s, !keyDone, needTeam && !teamDone);
-    const entryK: Seeded = { tag: kTag, at: now, done, seeded: false };
-    const entryT: Seeded = { tag: tTag, at: now, done, seeded: false };
+    const entryK: Seeded = { tag: kTag, at: now, losses, done, seeded: false };
+    const entryT: Seeded = { tag: tTag, at: now, losses, done, seeded: false };
     if (!keyDone) this.#keys.set(s.keyId, entryK);
     if (needTeam && !teamDone) this.#teams.set(s.teamId, entryT);
     return done.then(

@@ -1,12 +1,14 @@
 /**
  * A running node whose Redis goes away (a relay between them is cut): metered keys are refused with 503
  * counters_unavailable in the caller's style, unmetered keys keep working, the quota says the counters are
- * unavailable, and everything recovers when Redis comes back. Also: a node whose clock is years off still puts
- * its calls in the month of the shared (Redis) clock. Both need REDIS_URL.
+ * unavailable, and everything recovers when Redis comes back; counters Redis lost meanwhile are seeded again from
+ * the usage records on the next call. Also: a node whose clock is years off still puts its calls in the month of
+ * the shared (Redis) clock. All need REDIS_URL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../core/clock.ts';
 import { loadConfig } from '../../core/config.ts';
@@ -32,6 +34,8 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
   let server: Server;
   let url: string;
   let chat: FakeUpstream;
+  let counters: RedisCounters;
+  let teamId: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-'));
 
   beforeAll(async () => {
@@ -40,7 +44,7 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
     [tdb, chat] = await Promise.all([createTestDatabase(), startFake('chat', ['gpt-4o-mini'])]);
     const prefix = `t${randomHex(4)}:`;
     const config = loadConfig({ SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, LOG_LEVEL: 'silent', PORT: '0', SVC_DATA_DIR: dataDir, REDIS_URL: relay.url, SVC_REDIS_PREFIX: prefix, ...(tdb.url ? { DATABASE_URL: tdb.url } : {}) });
-    const counters = new RedisCounters(relay.url, prefix);
+    counters = new RedisCounters(relay.url, prefix);
     await counters.ready();
     const ctx = await openContext(config, createLogger('silent'), { db: tdb.db, counters });
     server = await buildServer(ctx, 'all', { schedulerRetryMs: 200 });
@@ -48,7 +52,9 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
     url = `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
     const admin = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
       server.app.inject({ method: method as 'POST', url: path, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers }, payload: body as object });
-    expect((await admin('POST', '/api/v1/teams', { name: 'down' })).statusCode).toBe(201);
+    const team = await admin('POST', '/api/v1/teams', { name: 'down' });
+    expect(team.statusCode).toBe(201);
+    teamId = team.json().id as string;
     expect((await admin('POST', '/api/v1/accounts', { name: 'c', provider: 'openai', api_key: 'sk-fake-0123456789abcdef', base_url: `${chat.url}/v1`, models: ['gpt-4o-mini', 'claude-sonnet-4-6'] })).statusCode).toBe(201);
   }, 60_000);
 
@@ -60,10 +66,11 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
     await tdb?.drop();
   });
 
-  const newKey = async (limits: Record<string, number>) => {
+  const createKey = async (limits: Record<string, number>) => {
     const r = await server.app.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-svc-team': 'down' }, payload: { name: `k${randomHex(3)}`, limits } });
-    return r.json().key as string;
+    return { id: r.json().id as string, secret: r.json().key as string };
   };
+  const newKey = async (limits: Record<string, number>) => (await createKey(limits)).secret;
   const chatCall = (key: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(CHAT_BODY) });
   const messagesCall = (key: string) => fetch(`${url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(MESSAGES_BODY) });
 
@@ -94,6 +101,30 @@ describe.skipIf(!REAL_REDIS)('Redis goes away under a running node', () => {
       status = (await chatCall(metered)).status;
     }
     expect(status).toBe(200);
+  });
+
+  it('counts what Redis lost from the usage records on the first call once it is back, not minutes later', async () => {
+    const k = await createKey({ tokens_per_month: 1000 });
+    for (let i = 0; i < 2; i++) expect((await chatCall(k.secret)).status).toBe(200);
+    await expect.poll(async () => (await tdb.db.query('SELECT 1 FROM usage_records WHERE key_id = $1', [k.id])).rows.length, { timeout: 5000 }).toBe(2);
+    const store = createLimitStore(counters, server.ctx.clock);
+    const month = monthOf(Date.now());
+    expect((await store.spend(k.id, teamId, month)).keyTokens).toBe(40);
+
+    // Redis goes away and comes back without the key's counters (as a restart that lost its last writes would).
+    await relay.cut();
+    const direct = new Redis(REAL_REDIS as string);
+    await direct.del(`${counters.prefix}lim:{${teamId}}:k:${k.id}:m:${month}`);
+    direct.disconnect();
+    await relay.open();
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await chatCall(k.secret)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    // The 40 tokens of the records before, and this call's 20.
+    await expect.poll(async () => (await store.spend(k.id, teamId, month)).keyTokens, { timeout: 5000 }).toBe(60);
   });
 });
 
