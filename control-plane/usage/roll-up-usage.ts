@@ -5,8 +5,9 @@
  *  - finds the hours to recompute: those newly complete since the last run, and those touched by rows of
  *    transactions the last run's snapshot may not have seen (written_xid >= its xmin: written since, or late, e.g.
  *    a node's journal replayed after an outage with the calls' original times);
- *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate), then each day
- *    that holds one of them or became complete, from its hours (and its rows summed over accounts, 'day_key');
+ *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate, and its rows summed
+ *    per team, 'hour_team'), then each day that holds one of them or became complete, from its hours (and its rows
+ *    summed over accounts, 'day_key');
  *  - records rolled_until and the snapshot, so that readers take rows it did not see from usage_records.
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
  * from running at once, and the unique index on the rollups would refuse a double count anyway. The snapshot's
@@ -50,6 +51,13 @@ const insertDayKeys = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.key_id, r.model`;
 
+/** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from`. */
+const insertHourTeams = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens),
+         sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+    FROM ${from} WHERE r.period = 'hour'
+   GROUP BY r.bucket, r.team_id`;
+
 export interface RollupRun {
   hours: number;
   days: number;
@@ -73,6 +81,7 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     // First run: everything before rolled_until, in one pass.
     await q.query('DELETE FROM usage_rollups');
     await q.query(insertHours('usage_records u', 'u.at < $1'), [iso(until)]);
+    await q.query(insertHourTeams('usage_rollups r'));
     await q.query(insertDays('usage_rollups r', 'r.bucket < $1'), [iso(dayEnd)]);
     await q.query(insertDayKeys('usage_rollups r'));
     hours = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'hour'")).rows);
@@ -90,8 +99,9 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     days = [...dayset].filter((d) => d < dayEnd).sort((a, b) => a - b);
     if (hours.length > 0) {
       const list = hours.map(iso);
-      await q.query("DELETE FROM usage_rollups WHERE period = 'hour' AND bucket = ANY($1::timestamptz[])", [list]);
+      await q.query("DELETE FROM usage_rollups WHERE period IN ('hour', 'hour_team') AND bucket = ANY($1::timestamptz[])", [list]);
       await q.query(insertHours("unnest($1::timestamptz[]) AS t(h) JOIN usage_records u ON u.at >= t.h AND u.at < t.h + interval '1 hour'", 'true'), [list]);
+      await q.query(insertHourTeams('unnest($1::timestamptz[]) AS t(h) JOIN usage_rollups r ON r.bucket = t.h'), [list]);
     }
     if (days.length > 0) {
       const list = days.map(iso);

@@ -13,7 +13,7 @@
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { histogramPercentile, unpackHistogram } from './latency-histogram.ts';
 import { planRead, readRollupState, type ReadPlan } from './usage-read-plan.ts';
-import { GROUP_DIMS, usageSource, type Dim, type Group, type UsageFilter } from './usage-source.ts';
+import { GROUP_DIMS, seesWholeTeams, usageSource, type Dim, type Group, type UsageFilter } from './usage-source.ts';
 
 export { GROUPS, type Group, type UsageFilter } from './usage-source.ts';
 
@@ -93,7 +93,7 @@ async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: re
                        sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
                   FROM ${usageSource(plan, daily ? [...dims, DAY_OF] : dims, f, params)} s GROUP BY GROUPING SETS (${mSets.join(', ')})),
           e AS (SELECT ${[...d.map(out), `${kind(false)} AS kind`, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
-                  FROM ${usageSource(plan, dims, f, params, true)} s GROUP BY GROUPING SETS (${eSets.join(', ')}))
+                  FROM ${usageSource(plan, dims, f, params, { rawOnly: true })} s GROUP BY GROUPING SETS (${eSets.join(', ')}))
      SELECT ${[...groups.map((_, i) => `m.d${i} AS g${i}`), 'm.kind, m.t, m.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.hist, e.exact_p50, e.exact_p95'].join(', ')}
        FROM m LEFT JOIN e ON ${joinOn.join(' AND ')}
       WHERE m.calls > 0
@@ -108,12 +108,13 @@ async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: re
   };
 }
 
+/** The series by hour (from hourly rows only: the plan has no days), per team where the caller sees whole teams. */
 async function seriesOf(q: Queryable, plan: ReadPlan, f: UsageFilter, interval: 'day' | 'hour'): Promise<SeriesRow[]> {
   const params: unknown[] = [];
   const at: Dim = { r: 'r.bucket', u: 'u.at' };
   const r = await q.query<SeriesRow>(
     `SELECT ${bucketMs(`date_trunc('${interval}', s.d0, 'UTC')`)} AS bucket_ms, ${METRICS}
-       FROM ${usageSource(plan, [at], f, params)} s GROUP BY 1 ORDER BY 1`,
+       FROM ${usageSource(plan, [at], f, params, { hours: seesWholeTeams(f) ? 'hour_team' : 'hour' })} s GROUP BY 1 ORDER BY 1`,
     params,
   );
   return r.rows;

@@ -51,14 +51,32 @@ export function visibleTo(alias: string, f: UsageFilter, params: unknown[]): str
   return w;
 }
 
+/**
+ * Whether the caller sees every key of the rows the filter reads (superusers; team admins within their teams) and no
+ * key is singled out: then the hourly rows summed per team ('hour_team') give the same totals as the 'hour' rows.
+ */
+export function seesWholeTeams(f: UsageFilter): boolean {
+  if (f.keyId) return false;
+  if (f.teams === null) return true;
+  return f.teamId ? f.adminTeams.includes(f.teamId) : f.teams.every((t) => f.adminTeams.includes(t));
+}
+
 const iso = (t: number) => new Date(t).toISOString();
 
 function inRanges(col: string, ranges: readonly Range[], params: unknown[]): string {
   return `(${ranges.map(([a, b]) => `(${col} >= $${params.push(iso(a))} AND ${col} < $${params.push(iso(b))})`).join(' OR ')})`;
 }
 
-/** The subquery (params appended); dims are selected as d0…dn. rawOnly: only the usage records' part. */
-export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], rawOnly = false): string {
+export interface SourceOptions {
+  /** Only the usage records' part. */
+  rawOnly?: boolean;
+  /** The hourly rows to read: 'hour_team' only for dims without key, model or account, and when seesWholeTeams. */
+  hours?: 'hour' | 'hour_team';
+}
+
+/** The subquery (params appended); dims are selected as d0…dn. */
+export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], opts: SourceOptions = {}): string {
+  const { rawOnly = false, hours = 'hour' } = opts;
   const parts: string[] = [];
   const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
     u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
@@ -70,7 +88,7 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     // Without the account among the dimensions, the day's rows summed over accounts do (fewer rows).
     const day = dims.includes(GROUP_DIMS.account) ? 'day' : 'day_key';
     if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
-    if (plan.hours.length > 0) periods.push(`(r.period = 'hour' AND ${inRanges('r.bucket', plan.hours, params)})`);
+    if (plan.hours.length > 0) periods.push(`(r.period = '${hours}' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
     parts.push(`SELECT ${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
       r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls

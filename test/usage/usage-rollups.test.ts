@@ -11,6 +11,7 @@ import { migrate } from '../../core/db/migrate.ts';
 import { MIGRATIONS_DIR } from '../../server/open-context.ts';
 import { readUsage, type Group, type GroupRow, type UsageFilter } from '../../control-plane/usage/usage-query.ts';
 import { rollUpUsage } from '../../control-plane/usage/roll-up-usage.ts';
+import { seesWholeTeams } from '../../control-plane/usage/usage-source.ts';
 import { LATENCY_RELATIVE_ERROR } from '../../control-plane/usage/latency-histogram.ts';
 import { generateUsageRecords } from '../../bench/usage/generate-usage-records.ts';
 import { createTestDatabase, REAL_PG, type TestDatabase } from '../support/test-db.ts';
@@ -27,6 +28,8 @@ let db: Db;
 const superuser = (from: number, to: number): UsageFilter => ({ from: new Date(from), to: new Date(to), teams: null, adminTeams: [], userId: null });
 const member = (from: number, to: number): UsageFilter => ({ ...superuser(from, to), teams: ['team_0', 'team_1'], adminTeams: ['team_1'], userId: 'u_member' });
 const keyOnly = (from: number, to: number): UsageFilter => ({ ...superuser(from, to), teamId: 'team_2', keyId: 'key_2_3' });
+// An admin of every team they read: the hourly series comes from the rows summed per team.
+const admin = (from: number, to: number): UsageFilter => ({ ...superuser(from, to), teams: ['team_1', 'team_3'], adminTeams: ['team_1', 'team_3'], userId: 'u_member' });
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -92,6 +95,13 @@ describe('usage rollups', () => {
     );
     expect(fast.series.map((p) => [p.bucket_ms, p.calls, p.cost_usd])).toEqual(days.rows.map((r) => [r.t, r.calls, r.cost]));
     expect(await expectSameAsRaw(superuser(from, NOW + 1))).toBeGreaterThan(100);
+    // The hourly rows summed per team: one per team and hour, with the same sums.
+    const perTeam = await db.query<{ period: string; n: number; calls: number; cost: string }>(
+      `SELECT period, count(DISTINCT (bucket, team_id))::int AS n, count(*)::int AS rows, sum(calls)::int AS calls, sum(cost_usd)::text AS cost
+         FROM usage_rollups WHERE period IN ('hour', 'hour_team') GROUP BY period ORDER BY period`,
+    );
+    expect(perTeam.rows[1]).toMatchObject({ period: 'hour_team', rows: perTeam.rows[0].n });
+    expect([perTeam.rows[1].n, perTeam.rows[1].calls, perTeam.rows[1].cost]).toEqual([perTeam.rows[0].n, perTeam.rows[0].calls, perTeam.rows[0].cost]);
     // A window not aligned to hours, and a week of hours.
     await expectSameAsRaw(superuser(NOW - 9 * DAY - 1234567, NOW - 2 * DAY + 7654));
     await expectSameAsRaw(superuser(NOW - 7 * DAY, NOW + 1));
@@ -150,6 +160,11 @@ describe('usage rollups', () => {
     const f = member(NOW - 29 * DAY, NOW + 2 * HOUR);
     await expectSameAsRaw(f);
     await expectSameAsRaw(keyOnly(NOW - 29 * DAY, NOW + 2 * HOUR));
+    await expectSameAsRaw(admin(NOW - 29 * DAY, NOW + 2 * HOUR));
+    await expectSameAsRaw({ ...f, teamId: 'team_1' });
+    await expectSameAsRaw({ ...f, teamId: 'team_0' });
+    // Which of these read the rows summed per team (the others read every hourly row).
+    expect([superuser(0, 1), admin(0, 1), { ...f, teamId: 'team_1' }, f, { ...f, teamId: 'team_0' }, keyOnly(0, 1)].map(seesWholeTeams)).toEqual([true, true, true, false, false, false]);
     const keys = (await readUsage(db, f, ['key'], 'day', 5000)).groups.map((g) => g.g0);
     expect(keys).not.toContain('key_0_0');
     expect(keys).toContain('key_0_1');
