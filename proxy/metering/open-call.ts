@@ -42,8 +42,10 @@ export function openValues(id: string, node: string, c: OpenCall): unknown[] {
 }
 
 /**
- * The lease of every open call of one node, renewed in one statement (`$1` node, `$2` lease in seconds). The lease
- * starts from Postgres's clock, as it does when the row is inserted, so node clocks do not matter.
+ * The leases of a node's open calls, renewed in one statement (`$1` node, `$2` lease in seconds, `$3` the ids of
+ * the calls still open on it: a row that reached Postgres after its record, e.g. from a journal replayed late, is
+ * not renewed, and the leader's job deletes it once its lease runs out). The lease runs on Postgres's clock, as it
+ * does when the row is inserted, so node clocks do not matter.
  */
 export const RENEW_LEASES = `UPDATE usage_open_calls SET lease_until = now() + make_interval(secs => $2::float8), renewed_at = now()
-  WHERE node_id = $1`;
+  WHERE node_id = $1 AND record_id = ANY($3::uuid[])`;
