@@ -2,7 +2,7 @@
  * The shell: who is signed in (GET /api/v1/users/me), the navigation, the theme toggle and sign-out, and one page
  * per route. Any 401 sends the user to sign in and back to the page they were on afterwards.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, call, onSignedOut } from './api/client.ts';
 import type { Me } from './api/views.ts';
 import { match, navigate, useRoute } from './router.ts';
@@ -65,7 +65,8 @@ export function App() {
       setMe(m);
     }, () => setMe(null));
 
-  useEffect(() => {
+  // Asked at the first render (not a frame later): every page waits for it.
+  useLayoutEffect(() => {
     void loadMe();
     return onSignedOut(() => {
       if (wasSignedIn.current) setExpired(true);

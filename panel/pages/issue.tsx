@@ -22,9 +22,11 @@ export function IssuePage({ id }: { id: string }) {
   const events = useLoad(() => call<List<EventSummary>>(api.GET('/api/v1/issues/{id}/events', { params: { path: { id }, query: { limit: '50' } } })), [id]);
   const [index, setIndex] = useState(0);
   const current = events.data?.items[index];
+  // Once both the event and its project are known: asked earlier, it would be asked twice (without, then with the project).
+  const project = issue.data?.project;
   const event = useLoad(
-    () => (current ? call<StoredEvent>(api.GET('/api/v1/events/{event_id}', { params: { path: { event_id: current.event_id }, query: issue.data ? { project: String(issue.data.project) } : {} } })) : Promise.resolve(undefined)),
-    [current?.event_id, issue.data?.project],
+    () => (current && project !== undefined ? call<StoredEvent>(api.GET('/api/v1/events/{event_id}', { params: { path: { event_id: current.event_id }, query: { project: String(project) } } })) : Promise.resolve(undefined)),
+    [current?.event_id, project],
   );
   const [ignoreCount, setIgnoreCount] = useState('');
   const changeIssue = useAction((body: Change) => call(api.PATCH('/api/v1/issues/{id}', { params: { path: { id } }, body })), issue.reload);
