@@ -1,18 +1,19 @@
 /**
  * Issues and events for the panel bench, written by Postgres itself (INSERT … SELECT over generate_series): one
  * project with `issues` issues of varied titles, levels and states, `events` events spread over them (their last
- * 14 days) with small realistic documents, and the issues' hourly counts. Counts and first/last seen agree with the
- * events, as ingest keeps them.
+ * 14 days) with small realistic documents in 20 releases, the issues' hourly counts, the releases (each issue first
+ * seen in one of them) and the ingest's hourly outcomes (accepted as stored, plus a few filtered and rate-limited).
+ * Counts and first/last seen agree with the events, as ingest keeps them.
  */
 import type { Queryable } from '../../core/db/db.ts';
 
 export async function seedIssues(q: Queryable, projectId: number, issues: number, events: number, now: number): Promise<void> {
   const from = now - 14 * 86_400_000;
   await q.query(
-    `INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, state, first_seen, last_seen, created_at, updated_at, count)
+    `INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, state, first_seen, last_seen, created_at, updated_at, count, first_release, last_release)
      SELECT substr(md5('issue' || i), 1, 16), $1, md5(i::text), 'TypeError: value ' || i || ' of cart is undefined', 'app/cart.js in total',
             (ARRAY['error', 'warning', 'fatal', 'info'])[1 + i % 4], 'error', CASE WHEN i % 10 = 0 THEN 'resolved' ELSE 'unresolved' END,
-            to_timestamp($2::float8 / 1000), to_timestamp($2::float8 / 1000), now(), now(), 0
+            to_timestamp($2::float8 / 1000), to_timestamp($2::float8 / 1000), now(), now(), 0, 'shop@1.' || (i % 20), 'shop@1.' || (i % 20)
        FROM generate_series(1, $3::int) AS i`,
     [projectId, from, issues],
   );
@@ -39,5 +40,18 @@ export async function seedIssues(q: Queryable, projectId: number, issues: number
       WHERE i.id = s.issue_id`,
     [projectId],
   );
-  await q.exec('ANALYZE issues; ANALYZE events; ANALYZE issue_hourly');
+  await q.query(
+    `INSERT INTO releases (project_id, version, first_seen, last_seen)
+     SELECT $1, release, min(timestamp), max(timestamp) FROM events WHERE project_id = $1 GROUP BY release`,
+    [projectId],
+  );
+  await q.query(
+    `INSERT INTO ingest_outcomes (project_id, hour, outcome, reason, category, quantity)
+     SELECT $1, h.hour, o.outcome, o.reason, 'error', greatest(1, (sum(h.count) * o.share)::bigint)
+       FROM issue_hourly h JOIN issues i ON i.id = h.issue_id AND i.project_id = $1,
+            (VALUES ('accepted', '', 1.0), ('filtered', 'release', 0.05), ('rate_limited', 'project_quota', 0.02)) AS o(outcome, reason, share)
+      GROUP BY h.hour, o.outcome, o.reason, o.share`,
+    [projectId],
+  );
+  await q.exec('ANALYZE issues; ANALYZE events; ANALYZE issue_hourly; ANALYZE releases; ANALYZE ingest_outcomes');
 }
