@@ -77,4 +77,35 @@ describe('LimitBatcher', () => {
     expect(calls[1].settles).toEqual([{ subject, reservationId: 'r1-0', actual: { tokens: 0, dollars: 0 } }]);
     expect(calls[1].reserves).toEqual([]);
   });
+
+  it('sends each team on its own: a team whose counters hang neither holds back nor fails the others', async () => {
+    const { store, calls } = recordingStore();
+    const b = new LimitBatcher(store, createLogger('silent'), undefined, 50);
+    const other = { ...subject, keyId: 'k2', teamId: 't2' };
+    const stuck = b.reserve(subject, { tokens: 1, dollars: 0 });
+    const first = b.reserve(other, { tokens: 2, dollars: 0 });
+    await turn();
+    expect(calls.map((c) => c.reserves.map((r) => r.subject.teamId))).toEqual([['t1'], ['t2']]);
+    calls[1].answer();
+    expect(await first).toMatchObject({ ok: true });
+    // t1's exchange is still in flight: t2's next round leaves at once, t1's waits for it.
+    const second = b.reserve(other, { tokens: 3, dollars: 0 });
+    const held = b.reserve(subject, { tokens: 4, dollars: 0 });
+    await turn();
+    expect(calls).toHaveLength(3);
+    expect(calls[2].reserves.map((r) => r.estimate.tokens)).toEqual([3]);
+    calls[2].answer();
+    expect(await second).toMatchObject({ ok: true });
+    await expect(stuck).rejects.toThrow(/did not answer within 50 ms/);
+    calls[0].answer();
+    await turn();
+    expect(calls[3].reserves.map((r) => r.estimate.tokens)).toEqual([4]);
+    calls[3].answer();
+    expect(await held).toMatchObject({ ok: true });
+    // What the late reserve got is given back in t1's next exchange.
+    await turn();
+    expect(calls[4].settles).toMatchObject([{ subject, actual: { tokens: 0, dollars: 0 } }]);
+    calls[4].answer();
+    await b.drain();
+  });
 });

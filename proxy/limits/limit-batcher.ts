@@ -1,10 +1,14 @@
 /**
  * Reserves and settles in batches: those queued while the event loop handles one round of I/O go to the limit
- * store together at the end of the round (turn-flush.ts), as one LimitStore.exchange (on Redis one script per team
- * and month: the settles first, then the reserves, each call seeing the ones before it). While an exchange is in
- * flight, the rounds that end meanwhile wait for it and leave together when it answers (group commit: at most one
- * round trip of waiting, and under load far fewer scripts per call). An idle gateway waits for nothing but the end
- * of the current I/O callbacks.
+ * store together at the end of the round (turn-flush.ts), as one LimitStore.exchange per team (on Redis one script
+ * per team and month: the settles first, then the reserves, each call seeing the ones before it). While a team's
+ * exchange is in flight, the team's rounds that end meanwhile wait for it and leave together when it answers (group
+ * commit: at most one round trip of waiting, and under load far fewer scripts per call). An idle gateway waits for
+ * nothing but the end of the current I/O callbacks.
+ *
+ * Teams never wait for each other: on a Redis Cluster each team's counters live in one hash slot, and a slot whose
+ * master is down must fail its own team's calls (closed) without holding back, or failing, the calls of teams
+ * whose slots are up.
  *
  * A settle is never held back for a later round: a client that waits for its answer before its next call must
  * find that call's usage settled when the next one reserves (the settle leaves in the round its call ended, before
@@ -16,7 +20,7 @@ import type { Amount, LimitStore, LimitSubject, ReserveResult, Settlement, Total
 import { TurnBatch, TurnFlush } from './turn-flush.ts';
 
 const MAX_BATCH = 256;
-/** Past this many waiting, a batch leaves without waiting for the exchange in flight. */
+/** Past this many waiting for a team, its batch leaves without waiting for the team's exchange in flight. */
 const MAX_WAITING = 1024;
 
 type Queued =
@@ -27,9 +31,11 @@ export class LimitBatcher {
   #store: LimitStore;
   #log: Logger;
   #batch: TurnBatch<Queued>;
+  /** Exchanges in flight, in all and per team. */
   #inFlight = new Set<Promise<void>>();
-  /** Batches that ended a round while an exchange was in flight. */
-  #waiting: Queued[] = [];
+  #teamsInFlight = new Map<string, number>();
+  /** Per team: what ended a round while the team's exchange was in flight. */
+  #waiting = new Map<string, Queued[]>();
 
   #timeoutMs: number;
 
@@ -51,14 +57,23 @@ export class LimitBatcher {
   }
 
   #flush(batch: Queued[]): void {
-    if (this.#inFlight.size > 0 && this.#waiting.length + batch.length <= MAX_WAITING) {
-      for (const q of batch) this.#waiting.push(q);
-      return;
+    const byTeam = new Map<string, Queued[]>();
+    for (const q of batch) {
+      const team = q.kind === 'reserve' ? q.subject.teamId : q.item.subject.teamId;
+      const list = byTeam.get(team);
+      if (list) list.push(q);
+      else byTeam.set(team, [q]);
     }
-    this.#send(batch);
+    for (const [team, items] of byTeam) {
+      const waiting = this.#waiting.get(team) ?? [];
+      if (this.#teamsInFlight.has(team) && waiting.length + items.length <= MAX_WAITING) {
+        for (const q of items) waiting.push(q);
+        this.#waiting.set(team, waiting);
+      } else this.#send(team, items);
+    }
   }
 
-  #send(batch: Queued[]): void {
+  #send(team: string, batch: Queued[]): void {
     const reserves = batch.filter((q) => q.kind === 'reserve');
     const settles = batch.filter((q) => q.kind === 'settle');
     let late = false;
@@ -85,13 +100,17 @@ export class LimitBatcher {
       },
     ).finally(() => {
       this.#inFlight.delete(p);
-      if (this.#inFlight.size === 0 && this.#waiting.length > 0) {
-        const waiting = this.#waiting;
-        this.#waiting = [];
-        this.#send(waiting);
+      const left = (this.#teamsInFlight.get(team) ?? 1) - 1;
+      if (left > 0) return void this.#teamsInFlight.set(team, left);
+      this.#teamsInFlight.delete(team);
+      const waiting = this.#waiting.get(team);
+      if (waiting) {
+        this.#waiting.delete(team);
+        this.#send(team, waiting);
       }
     });
     this.#inFlight.add(p);
+    this.#teamsInFlight.set(team, (this.#teamsInFlight.get(team) ?? 0) + 1);
   }
 
   /** Sends what is queued and waits for every batch in flight (shutdown, tests). */
