@@ -53,11 +53,14 @@ describe('an upstream body', () => {
     expect(c.pauses).toBe(1);
   });
 
-  it('rejects with the upstream error, also when it came before the consumer', async () => {
+  it('rejects with the upstream error, also when it came before the consumer (after the chunks that arrived)', async () => {
     const early = new UpstreamBody(fakeController().controller);
     early.push(b('x'));
+    early.push(b('x2'));
     early.fail(Object.assign(new Error('timeout'), { code: 'UND_ERR_BODY_TIMEOUT' }));
-    await expect(early.consume(() => undefined)).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
+    const before: string[] = [];
+    await expect(early.consume((x) => void before.push(x.toString()))).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
+    expect(before).toEqual(['x', 'x2']);
 
     const late = new UpstreamBody(fakeController().controller);
     const seen: string[] = [];

@@ -71,14 +71,18 @@ export class UpstreamBody {
     this.#flush();
   }
 
+  /**
+   * The upstream broke. Chunks already received are still delivered, then the consumer gets the error: a stream
+   * whose first byte waits for its open row (run-call.ts) keeps what arrived meanwhile.
+   */
   fail(err: unknown): void {
     // The first failure is the one the consumer gets (an abort it caused reports back here afterwards).
     this.#error ??= err;
     this.#ended = true;
-    this.#queued.length = 0;
     this.#started?.reject(this.#error);
     this.#started = undefined;
-    this.#settle();
+    this.#flush();
+    if (this.#waiting === undefined && this.#queued.length === 0) this.#settle();
   }
 
   #start(): void {
@@ -89,6 +93,7 @@ export class UpstreamBody {
   /** The consumer failed: it gets its own error, and the upstream request is aborted. */
   #stop(err: unknown): void {
     const abort = !this.#ended;
+    this.#queued.length = 0;
     this.fail(err);
     if (abort) this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
   }
