@@ -35,7 +35,7 @@ const met = (ok: boolean) => (ok ? 'met' : '**missed**');
 export function renderPanelReport(r: PanelReport): string {
   const apiRows = r.api.map((a) => {
     const p95 = quantile(a.ms, 0.95);
-    const by = a.pages.length === r.pageCount ? 'every page' : a.pages.join(', ');
+    const by = a.pages.length === r.pageCount ? 'every page' : a.pages.join('; ');
     return `| \`${a.call}\` | ${by} | ${a.ms.length} | ${f0(med(a.ms))} | ${f0(p95)} | ${met(p95 < 300)} |`;
   });
   const pageRows = r.pages.map((p) => {
