@@ -2,7 +2,7 @@
  * Issues and events for the panel bench, written by Postgres itself (INSERT … SELECT over generate_series): one
  * project with `issues` issues of varied titles, levels and states, `events` events spread over them (their last
  * 14 days) with small realistic documents in 20 releases, the issues' hourly counts, the releases (each issue first
- * seen in one of them) and the ingest's hourly outcomes (accepted as stored, plus a few filtered and rate-limited).
+ * seen in the release of its events when the issue count is a multiple of 20) and the ingest's hourly outcomes (accepted as stored, plus a few filtered and rate-limited).
  * Counts and first/last seen agree with the events, as ingest keeps them.
  */
 import type { Queryable } from '../../core/db/db.ts';
@@ -13,7 +13,7 @@ export async function seedIssues(q: Queryable, projectId: number, issues: number
     `INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, state, first_seen, last_seen, created_at, updated_at, count, first_release, last_release)
      SELECT substr(md5('issue' || i), 1, 16), $1, md5(i::text), 'TypeError: value ' || i || ' of cart is undefined', 'app/cart.js in total',
             (ARRAY['error', 'warning', 'fatal', 'info'])[1 + i % 4], 'error', CASE WHEN i % 10 = 0 THEN 'resolved' ELSE 'unresolved' END,
-            to_timestamp($2::float8 / 1000), to_timestamp($2::float8 / 1000), now(), now(), 0, 'shop@1.' || (i % 20), 'shop@1.' || (i % 20)
+            to_timestamp($2::float8 / 1000), to_timestamp($2::float8 / 1000), now(), now(), 0, 'shop@1.' || ((i - 1) % 20), 'shop@1.' || ((i - 1) % 20)
        FROM generate_series(1, $3::int) AS i`,
     [projectId, from, issues],
   );
