@@ -4213,7 +4213,7 @@ export interface paths {
                                 /** @description The environment the script reports (aliases). */
                                 environment: string | null;
                                 /**
-                                 * @description stale: the peer has not taken the current DSN yet; it is retried.
+                                 * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                                  * @enum {string}
                                  */
                                 state: "ok" | "stale";
@@ -4221,6 +4221,8 @@ export interface paths {
                                 last_error: string | null;
                                 /** @description The app is restarted once it has the new DSN. */
                                 restart_requested: boolean;
+                                /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                                release: string | null;
                                 /**
                                  * Format: date-time
                                  * @description The newest deploy read from the peer.
@@ -4299,7 +4301,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4307,6 +4309,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4338,7 +4342,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4346,6 +4350,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4402,7 +4408,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4410,6 +4416,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4485,7 +4493,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4493,6 +4501,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4524,7 +4534,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4532,6 +4542,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4588,7 +4600,7 @@ export interface paths {
                             /** @description The environment the script reports (aliases). */
                             environment: string | null;
                             /**
-                             * @description stale: the peer has not taken the current DSN yet; it is retried.
+                             * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                              * @enum {string}
                              */
                             state: "ok" | "stale";
@@ -4596,6 +4608,8 @@ export interface paths {
                             last_error: string | null;
                             /** @description The app is restarted once it has the new DSN. */
                             restart_requested: boolean;
+                            /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                            release: string | null;
                             /**
                              * Format: date-time
                              * @description The newest deploy read from the peer.
@@ -4812,7 +4826,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a project with its issues and events; its DSNs stop at once */
+        /** Delete a project with its issues and events; its DSNs stop at once; its links to apps and aliases are unlinked on the peers first */
         delete: {
             parameters: {
                 query?: never;
@@ -4845,6 +4859,16 @@ export interface paths {
                             retention_days: number;
                             /** Format: date-time */
                             created_at: string;
+                            /** @description What became of the project's links (docs/links.md): unlinked on the peer, or pending (retried by the links job, with the peer's error). */
+                            links: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "app" | "alias";
+                                target: string;
+                                /** @enum {string} */
+                                state: "unlinked" | "pending";
+                                error: string | null;
+                            }[];
                         };
                     };
                 };
@@ -5035,7 +5059,7 @@ export interface paths {
                                 /** @description The environment the script reports (aliases). */
                                 environment: string | null;
                                 /**
-                                 * @description stale: the peer has not taken the current DSN yet; it is retried.
+                                 * @description stale: the peer has not taken the current DSN (or, for an alias, its newest release) yet; it is retried.
                                  * @enum {string}
                                  */
                                 state: "ok" | "stale";
@@ -5043,6 +5067,8 @@ export interface paths {
                                 last_error: string | null;
                                 /** @description The app is restarted once it has the new DSN. */
                                 restart_requested: boolean;
+                                /** @description Aliases: the release their pages report, <alias>@<deploy id> of the newest deploy that did not fail (null before the first). */
+                                release: string | null;
                                 /**
                                  * Format: date-time
                                  * @description The newest deploy read from the peer.
