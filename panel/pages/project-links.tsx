@@ -53,7 +53,7 @@ export function ProjectLinks({ projectId }: { projectId: number }) {
               {links.data.items.map((l) => (
                 <tr key={l.id}>
                   <td>{l.kind === 'app' ? 'app' : 'pages alias'}</td>
-                  <td><code>{l.target}</code>{l.environment && <span class="muted"> ({l.environment})</span>}</td>
+                  <td><code>{l.target}</code>{l.environment && <span class="muted"> ({l.environment})</span>}{l.release && <div class="muted">reports release <code>{l.release}</code></div>}</td>
                   <td>{l.state === 'ok' ? 'ok' : <span title={l.last_error ?? ''}>stale: {l.last_error ?? 'retrying'}</span>}</td>
                   <td><Time at={l.last_deploy_at} empty="none read yet" /></td>
                   <td><Time at={l.created_at} /></td>

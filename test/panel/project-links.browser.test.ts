@@ -28,7 +28,9 @@ describe.skipIf(!haveChromium)('project links in the panel', () => {
     p = await createTeamProject(s, 'shop', { name: 'storefront' });
     peers.apps.add('shop-web').callers.add(grace.id);
     peers.apps.add('billing');
-    peers.pages.add('docs').callers.add(grace.id);
+    const docs = peers.pages.add('docs');
+    docs.callers.add(grace.id);
+    docs.deploys.unshift({ id: 'dep7', alias: 'docs', created_at: new Date().toISOString(), status: 'ready' });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(15_000);
@@ -54,7 +56,8 @@ describe.skipIf(!haveChromium)('project links in the panel', () => {
     await section.getByLabel('Alias name').fill('docs');
     await section.getByLabel('Environment').fill('staging');
     await section.getByRole('button', { name: 'Link', exact: true }).click();
-    await section.getByRole('cell', { name: 'docs (staging)' }).waitFor();
+    await section.getByRole('cell', { name: /docs \(staging\)/ }).waitFor();
+    await section.getByText('reports release docs@dep7').waitFor();
 
     await section.getByLabel('Kind').selectOption('app');
     await section.getByLabel('App id').fill('billing');
