@@ -33,8 +33,9 @@ export function createLimits(ctx: AppContext, opts: { bodies?: CallBodyWriterOpt
     ...opts.bodies,
   });
   const seeder = new SpendSeeder(ctx.db, store, ctx.log);
-  // One flush per round of I/O for reserves and settles: one script per team and month.
-  const batcher = new LimitBatcher(store, ctx.log, new TurnFlush(), opts.reserveTimeoutMs);
+  // One flush per round of I/O for reserves and settles: one script per team and month. A settle the store could
+  // not take has its usage in the records: the key (and team) are seeded again.
+  const batcher = new LimitBatcher(store, ctx.log, new TurnFlush(), opts.reserveTimeoutMs, (s) => seeder.forget(s.keyId, s.teamId, false));
   const guard = new KeyLimitGuard(ctx, { store, time, seeder, alerts, bodies, batcher, reserveTimeoutMs: opts.reserveTimeoutMs });
   return {
     guard, time, alerts, bodies, batcher,

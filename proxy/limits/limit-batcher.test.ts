@@ -5,21 +5,24 @@ import { LimitBatcher } from './limit-batcher.ts';
 
 const subject: LimitSubject = { keyId: 'k1', teamId: 't1', month: '2026-11', key: { tokensPerMonth: 100 } };
 
-/** A store that records each exchange and answers when the test says so. */
+/** A store that records each exchange and answers (or fails) when the test says so. */
 function recordingStore() {
-  const calls: { settles: readonly Settlement[]; reserves: readonly Reservation[]; answer(): void }[] = [];
+  const calls: { settles: readonly Settlement[]; reserves: readonly Reservation[]; answer(): void; fail(): void }[] = [];
+  const losses = { n: 0 };
   const store = {
-    exchange: (settles: readonly Settlement[], reserves: readonly Reservation[]) => new Promise<Exchanged>((resolve) => {
+    lossCount: () => losses.n,
+    exchange: (settles: readonly Settlement[], reserves: readonly Reservation[]) => new Promise<Exchanged>((resolve, reject) => {
       calls.push({
         settles, reserves,
         answer: () => resolve({
           totals: settles.map(() => ({ keyTokens: 1, keyDollars: 0, teamTokens: 1 })),
           results: reserves.map((_, i) => ({ ok: true, reservationId: `r${calls.length}-${i}` })),
         }),
+        fail: () => reject(new Error('Connection is closed.')),
       });
     }),
   } as unknown as LimitStore;
-  return { store, calls };
+  return { store, calls, losses };
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
@@ -107,5 +110,81 @@ describe('LimitBatcher', () => {
     expect(calls[4].settles).toMatchObject([{ subject, actual: { tokens: 0, dollars: 0 } }]);
     calls[4].answer();
     await b.drain();
+  });
+
+  it('marks the keys of settles the store could not take to be seeded again, and releases their reservations in the next exchange', async () => {
+    const { store, calls } = recordingStore();
+    const lost: string[] = [];
+    const b = new LimitBatcher(store, createLogger('silent'), undefined, 2000, (s) => lost.push(s.keyId));
+    const other = { ...subject, keyId: 'k2' };
+    b.settle({ subject, reservationId: 'held-1', actual: { tokens: 30, dollars: 0.1 } }, () => {});
+    b.settle({ subject: other, reservationId: '', actual: { tokens: 5, dollars: 0 } }, () => {});
+    await turn();
+    calls[0].fail();
+    await turn();
+    expect(lost).toEqual(['k1', 'k2']);
+    // The team's next exchange releases the reservation first (no usage: the records have it), then goes on.
+    const next = b.reserve(subject, { tokens: 10, dollars: 0 });
+    await turn();
+    expect(calls[1].settles).toEqual([{ subject, reservationId: 'held-1', actual: { tokens: 0, dollars: 0 } }]);
+    expect(calls[1].reserves.map((r) => r.estimate.tokens)).toEqual([10]);
+    calls[1].answer();
+    expect(await next).toMatchObject({ ok: true });
+    expect(lost).toEqual(['k1', 'k2', 'k1']);
+    b.reserve(subject, { tokens: 1, dollars: 0 });
+    await turn();
+    expect(calls[2].settles).toEqual([]);
+    calls[2].answer();
+    await b.drain();
+  });
+
+  it('releases again the reservations settled in the last seconds once the store may have lost writes', async () => {
+    const { store, calls, losses } = recordingStore();
+    const b = new LimitBatcher(store, createLogger('silent'));
+    const other = { ...subject, keyId: 'k2', teamId: 't2' };
+    b.settle({ subject, reservationId: 'a', actual: { tokens: 30, dollars: 0 } }, () => {});
+    b.settle({ subject: other, reservationId: 'b', actual: { tokens: 0, dollars: 0 } }, () => {});
+    b.settle({ subject, reservationId: '', actual: { tokens: 5, dollars: 0 } }, () => {});
+    await turn();
+    calls.forEach((c) => c.answer());
+    await turn();
+    // A restarted master may have brought those reservations back: the teams' next exchanges release them again.
+    losses.n++;
+    b.reserve(subject, { tokens: 1, dollars: 0 });
+    b.reserve(other, { tokens: 1, dollars: 0 });
+    await turn();
+    expect(calls.slice(2).map((c) => c.settles)).toEqual([
+      [{ subject, reservationId: 'a', actual: { tokens: 0, dollars: 0 } }],
+      [{ subject: other, reservationId: 'b', actual: { tokens: 0, dollars: 0 } }],
+    ]);
+    calls.slice(2).forEach((c) => c.answer());
+    await turn();
+    // Once only.
+    losses.n++;
+    b.reserve(subject, { tokens: 1, dollars: 0 });
+    await turn();
+    expect(calls[4].settles).toEqual([]);
+    calls[4].answer();
+    await b.drain();
+  });
+
+  it('sends a settle held back across a loss as a release, its usage left to the seed', async () => {
+    const { store, calls, losses } = recordingStore();
+    const lost: string[] = [];
+    const b = new LimitBatcher(store, createLogger('silent'), undefined, 2000, (s) => lost.push(s.keyId));
+    const first = b.reserve(subject, { tokens: 1, dollars: 0 });
+    await turn();
+    // Queued while the team's exchange is stuck; the store loses its connection before it answers.
+    b.settle({ subject, reservationId: 'held', actual: { tokens: 40, dollars: 0.2 } }, () => {});
+    await turn();
+    losses.n++;
+    calls[0].answer();
+    await first;
+    await turn();
+    expect(calls[1].settles).toEqual([{ subject, reservationId: 'held', actual: { tokens: 0, dollars: 0 } }]);
+    expect(lost).toEqual(['k1']);
+    calls[1].answer();
+    await b.drain();
+    expect(lost).toEqual(['k1', 'k1']);
   });
 });

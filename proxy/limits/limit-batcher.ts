@@ -14,6 +14,16 @@
  * find that call's usage settled when the next one reserves (the settle leaves in the round its call ended, before
  * the answer's last byte, which waits for the usage record's commit). Settling is off the request path; the totals
  * feed the budget alerts.
+ *
+ * A settle the store could not take (Redis down, or a master of a cluster) is not lost twice: its call's usage is
+ * in the usage records, so the key is marked to be seeded again (`lostSettle`, before its next reserve), and its
+ * reservation is released (a settle of no usage, which does nothing if it was released already) in the team's next
+ * exchange, instead of holding the budget until it expires. So is a settle held back longer than HELD_MS, or across
+ * a loss, before it could leave (its team's exchange was stuck while Redis was away): by the time it would land, a
+ * seed may have counted its usage from the records already. The same goes for the settles of the last RECENT_MS
+ * once the store says it may have lost writes (LimitStore.lossCount(): a restart that lost its last second, a
+ * failover to a replica that had not received them): their usage comes back with the seed that the loss triggers,
+ * and their reservations, which the loss may have brought back, are released again.
  */
 import type { Logger } from '../../core/logger.ts';
 import type { Amount, LimitStore, LimitSubject, ReserveResult, Settlement, Totals } from '../../core/limits/limit-store.ts';
@@ -22,10 +32,18 @@ import { TurnBatch, TurnFlush } from './turn-flush.ts';
 const MAX_BATCH = 256;
 /** Past this many waiting for a team, its batch leaves without waiting for the team's exchange in flight. */
 const MAX_WAITING = 1024;
+/** Releases kept per team for its next exchange; older ones are left to expire. */
+const MAX_RELEASES = 4096;
+/** Settles released again after a loss: longer than `appendfsync everysec` can lose (up to 2 s) or a replica lags. */
+export const RECENT_MS = 10_000;
+const MAX_RECENT = 100_000;
+/** A settle that waited longer than this to leave goes as a release, its usage left to the seed. */
+export const HELD_MS = 1000;
 
 type Queued =
   | { kind: 'reserve'; subject: LimitSubject; estimate: Amount; resolve: (r: ReserveResult) => void; reject: (err: unknown) => void }
-  | { kind: 'settle'; item: Settlement; then: (totals: Totals) => void };
+  | { kind: 'settle'; item: Settlement; then: (totals: Totals) => void; at: number; losses: number };
+type QueuedSettle = Extract<Queued, { kind: 'settle' }>;
 
 export class LimitBatcher {
   #store: LimitStore;
@@ -36,14 +54,25 @@ export class LimitBatcher {
   #teamsInFlight = new Map<string, number>();
   /** Per team: what ended a round while the team's exchange was in flight. */
   #waiting = new Map<string, Queued[]>();
+  /** Per team: reservations of settles the store could not take, released with the team's next exchange. */
+  #releases = new Map<string, Settlement[]>();
+  /** Settles of the last RECENT_MS that released a reservation, oldest first. */
+  #recent: { at: number; team: string; item: Settlement }[] = [];
+  #losses: number;
 
   #timeoutMs: number;
+  #lostSettle: (s: LimitSubject) => void;
 
-  /** `reserveTimeoutMs`: a batch whose exchange takes longer fails its reserves (one timer per batch, not per call). */
-  constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush(), reserveTimeoutMs = 2000) {
+  /**
+   * `reserveTimeoutMs`: a batch whose exchange takes longer fails its reserves (one timer per batch, not per call).
+   * `lostSettle`: told the subject of a settle the store could not take, and again once its reservation is released.
+   */
+  constructor(store: LimitStore, log: Logger, turn: TurnFlush = new TurnFlush(), reserveTimeoutMs = 2000, lostSettle: (s: LimitSubject) => void = () => {}) {
     this.#store = store;
     this.#log = log;
     this.#timeoutMs = reserveTimeoutMs;
+    this.#lostSettle = lostSettle;
+    this.#losses = store.lossCount();
     this.#batch = new TurnBatch(turn, MAX_BATCH, (batch) => this.#flush(batch));
   }
 
@@ -53,10 +82,16 @@ export class LimitBatcher {
 
   /** Queues a settlement; `then` gets the totals after it (not called when the store fails: the error is logged). */
   settle(item: Settlement, then: (totals: Totals) => void): void {
-    this.#batch.add({ kind: 'settle', item, then });
+    this.#batch.add({ kind: 'settle', item, then, at: Date.now(), losses: this.#store.lossCount() });
   }
 
   #flush(batch: Queued[]): void {
+    const losses = this.#store.lossCount();
+    if (losses !== this.#losses) {
+      this.#losses = losses;
+      for (const r of this.#recent) this.#release(r.team, r.item);
+      this.#recent = [];
+    }
     const byTeam = new Map<string, Queued[]>();
     for (const q of batch) {
       const team = q.kind === 'reserve' ? q.subject.teamId : q.item.subject.teamId;
@@ -75,7 +110,20 @@ export class LimitBatcher {
 
   #send(team: string, batch: Queued[]): void {
     const reserves = batch.filter((q) => q.kind === 'reserve');
-    const settles = batch.filter((q) => q.kind === 'settle');
+    const now = Date.now();
+    const losses = this.#store.lossCount();
+    const releases = this.#releases.get(team) ?? [];
+    this.#releases.delete(team);
+    const fresh: QueuedSettle[] = [];
+    for (const q of batch) {
+      if (q.kind !== 'settle') continue;
+      if (now - q.at <= HELD_MS && q.losses === losses) fresh.push(q);
+      else {
+        this.#lostSettle(q.item.subject);
+        if (q.item.reservationId !== '') releases.push(releaseOf(q.item));
+      }
+    }
+    const settles: QueuedSettle[] = [...releases.map((item) => ({ kind: 'settle' as const, item, then: () => {}, at: now, losses })), ...fresh];
     let late = false;
     const timer = reserves.length === 0 ? undefined : setTimeout(() => {
       late = true;
@@ -86,6 +134,12 @@ export class LimitBatcher {
       ({ totals, results }) => {
         clearTimeout(timer);
         for (let i = 0; i < settles.length; i++) settles[i].then(totals[i]);
+        // Seeded again once more now that they are released: a seed made before the store came back may have read
+        // the records before these calls' own were written.
+        for (const r of releases) this.#lostSettle(r.subject);
+        const done = Date.now();
+        while (this.#recent.length > 0 && (done - this.#recent[0].at > RECENT_MS || this.#recent.length >= MAX_RECENT)) this.#recent.shift();
+        for (const q of fresh) if (q.item.reservationId !== '') this.#recent.push({ at: done, team, item: q.item });
         for (let i = 0; i < reserves.length; i++) {
           const r = results[i];
           // Refused already for lateness: a reservation made after all is given back at once, not held until it expires.
@@ -96,7 +150,12 @@ export class LimitBatcher {
       (err: unknown) => {
         clearTimeout(timer);
         for (const q of reserves) q.reject(err);
-        if (settles.length > 0) this.#log.warn({ err, calls: settles.length }, 'usage could not be settled in the limit counters; the reservations expire and the next seed catches up');
+        if (settles.length === 0) return;
+        this.#log.warn({ err, calls: settles.length }, 'usage could not be settled in the limit counters; the keys are seeded again from the usage records and the reservations released once they answer');
+        for (const q of settles) {
+          this.#lostSettle(q.item.subject);
+          this.#release(team, q.item);
+        }
       },
     ).finally(() => {
       this.#inFlight.delete(p);
@@ -113,9 +172,22 @@ export class LimitBatcher {
     this.#teamsInFlight.set(team, (this.#teamsInFlight.get(team) ?? 0) + 1);
   }
 
+  /** Queues the release of a settle's reservation (no usage) for the team's next exchange. */
+  #release(team: string, item: Settlement): void {
+    if (item.reservationId === '') return;
+    const keep = this.#releases.get(team) ?? [];
+    if (keep.length < MAX_RELEASES) keep.push(releaseOf(item));
+    this.#releases.set(team, keep);
+  }
+
   /** Sends what is queued and waits for every batch in flight (shutdown, tests). */
   async drain(): Promise<void> {
     this.#batch.flush();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
+}
+
+/** A settle of no usage: releases the reservation if it is still held, and does nothing otherwise. */
+function releaseOf(item: Settlement): Settlement {
+  return { subject: item.subject, reservationId: item.reservationId, actual: { tokens: 0, dollars: 0 } };
 }
