@@ -11,13 +11,14 @@
  * crashed would start from what its disk had synced (the last second of writes lost).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.ts';
 
 const run = promisify(execFile);
+const bytesIn = (dir: string) => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 
 export interface ThrowawayRedisCluster {
   /** `redis-cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>` */
@@ -28,7 +29,8 @@ export interface ThrowawayRedisCluster {
   stop(i: number): Promise<void>;
   start(i: number): Promise<void>;
   snapshot(i: number): void;
-  restore(i: number): void;
+  /** Puts master i's AOF back as snapshot(i) took it (the master stopped); returns the bytes of AOF it dropped. */
+  restore(i: number): number;
   /** Runs redis-cli against master i and returns its output. */
   cli(i: number, ...args: string[]): Promise<string>;
   cleanup(): Promise<void>;
@@ -127,8 +129,10 @@ export async function startThrowawayRedisCluster(): Promise<ThrowawayRedisCluste
     snapshot: (i) => cpSync(join(dir(i), 'appendonlydir'), join(root, `snapshot-${i}`), { recursive: true }),
     restore: (i) => {
       if (procs[i]) throw new Error('restore needs the master stopped');
+      const dropped = bytesIn(join(dir(i), 'appendonlydir')) - bytesIn(join(root, `snapshot-${i}`));
       rmSync(join(dir(i), 'appendonlydir'), { recursive: true, force: true });
       cpSync(join(root, `snapshot-${i}`), join(dir(i), 'appendonlydir'), { recursive: true });
+      return dropped;
     },
     cleanup: async () => {
       await Promise.all(ports.map((_, i) => stop(i)));
