@@ -33,6 +33,12 @@ export interface ThrowawayRedisCluster {
   restore(i: number): number;
   /** Runs redis-cli against master i and returns its output. */
   cli(i: number, ...args: string[]): Promise<string>;
+  /**
+   * Moves a key's slot to master `to` while clients use it, the way `redis-cli --cluster reshard` does: the slot
+   * is marked importing and migrating, its keys are moved one at a time (`pauseMs` apart), then every
+   * master is told its new owner. Resolves with the number of keys moved.
+   */
+  migrateSlotOf(key: string, to: number, pauseMs?: number): Promise<number>;
   cleanup(): Promise<void>;
 }
 
@@ -100,7 +106,8 @@ export async function startThrowawayRedisCluster(): Promise<ThrowawayRedisCluste
     throw err;
   }
 
-  // Slot ranges per master, as CLUSTER SLOTS reports them (fixed: the tests move no slots).
+  // Slot ranges per master, as CLUSTER SLOTS reports them (migrateSlotOf() moves single slots).
+  const moved = new Map<number, number>();
   const ranges: { from: number; to: number; port: number }[] = [];
   const slots = (await cli(0, '--no-raw', 'cluster', 'slots')).split('\n');
   for (let l = 0; l < slots.length; l++) {
@@ -117,9 +124,33 @@ export async function startThrowawayRedisCluster(): Promise<ThrowawayRedisCluste
     cli,
     masterOf: async (key) => {
       const slot = Number((await cli(ports.findIndex((_, i) => procs[i]), 'cluster', 'keyslot', key)).trim());
+      const owner = moved.get(slot);
+      if (owner !== undefined) return owner;
       const r = ranges.find((x) => slot >= x.from && slot <= x.to);
       if (!r) throw new Error(`no master serves slot ${slot}`);
       return ports.indexOf(r.port);
+    },
+    migrateSlotOf: async (key, to, pauseMs = 20) => {
+      const slot = (await cli(to, 'cluster', 'keyslot', key)).trim();
+      const owner = moved.get(Number(slot)) ?? ports.indexOf(ranges.find((x) => Number(slot) >= x.from && Number(slot) <= x.to)?.port ?? -1);
+      if (owner === to) return 0;
+      const id = async (i: number) => (await cli(i, 'cluster', 'myid')).trim();
+      const [fromId, toId] = await Promise.all([id(owner), id(to)]);
+      await cli(to, 'cluster', 'setslot', slot, 'importing', fromId);
+      await cli(owner, 'cluster', 'setslot', slot, 'migrating', toId);
+      let count = 0;
+      for (;;) {
+        const keys = (await cli(owner, 'cluster', 'getkeysinslot', slot, '1')).split('\n').filter(Boolean);
+        if (keys.length === 0) break;
+        await cli(owner, 'migrate', '127.0.0.1', String(ports[to]), '', '0', '5000', 'keys', ...keys);
+        count += keys.length;
+        await new Promise((r) => setTimeout(r, pauseMs));
+      }
+      await cli(to, 'cluster', 'setslot', slot, 'node', toId);
+      await cli(owner, 'cluster', 'setslot', slot, 'node', toId);
+      await Promise.all(ports.map((_, i) => (i === to || i === owner || !procs[i] ? undefined : cli(i, 'cluster', 'setslot', slot, 'node', toId))));
+      moved.set(Number(slot), to);
+      return count;
     },
     stop,
     start: async (i) => {
