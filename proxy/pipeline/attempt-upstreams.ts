@@ -16,6 +16,8 @@ import type { ModelPlan, RouteStep } from '../accounts/resolve-model.ts';
 import type { UpstreamAccount } from '../accounts/upstream-account.ts';
 import { readBody, sendUpstream, upstreamFailure, type UpstreamResponse } from '../upstream/send-upstream.ts';
 import { bodyStarted } from '../upstream/read-chunks.ts';
+import { holdReadable } from '../upstream/hold-readable.ts';
+import { UpstreamBody } from '../upstream/upstream-body.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
 import type { PickHint } from '../accounts/account-picker.ts';
 import type { PreparedRequest, RequestPreparer } from './prepare-request.ts';
@@ -89,8 +91,10 @@ export async function attemptUpstreams(
       if (status < 400) {
         let raw: Buffer | undefined;
         try {
-          if (preparer.call.stream) await bodyStarted(res.body);
-          else raw = await readBody(res.body);
+          if (preparer.call.stream) {
+            await bodyStarted(res.body);
+            if (!(res.body instanceof UpstreamBody)) res = { ...res, body: holdReadable(res.body) };
+          } else raw = await readBody(res.body);
         } catch (err) {
           if (signal.aborted) return { kind: 'gone', attempt };
           gw.picker.report(account, { ok: false });
