@@ -162,6 +162,11 @@ export class CallRecorder {
     };
     const prices = gw.prices();
     if (!(prices instanceof Promise)) return write(prices);
-    return prices.then(write, (err: unknown) => gw.ctx.log.error({ err }, 'price overrides could not be read; usage record not written'));
+    // Tokens are what must not be lost: without the overrides the record is priced at list prices (and it closes
+    // its open row, which would otherwise be renewed until the node stops).
+    return prices.then(write, (err: unknown) => {
+      gw.ctx.log.error({ err }, 'price overrides could not be read; usage record priced at list prices');
+      return write([]);
+    });
   }
 }

@@ -5,6 +5,8 @@
  * before its first byte names the upstream that answered. A JSON call writes none.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LookupCache } from '../../core/cache.ts';
+import { PRICES_CACHE } from '../../core/ai/cache-names.ts';
 import { UsageWriter } from '../../proxy/metering/usage-writer.ts';
 import type { OpenCall } from '../../proxy/metering/open-call.ts';
 import { startGatewayEnv, type GatewayEnv } from './gateway-env.ts';
@@ -114,5 +116,35 @@ describe('open calls of streamed gateway calls', () => {
     expect([opens[0].call.accountId, opens[1].call.accountId]).toContain(second);
     while (!(await reader.read()).done);
     await until(async () => (await openRows()).length === 0, 'the record to delete the open row');
+  });
+
+  it('still records a call whose price overrides cannot be read when it ends (list prices), closing its open row', async () => {
+    opens.length = 0;
+    let failing = false;
+    const realPeek = LookupCache.prototype.peek;
+    const realGet = LookupCache.prototype.get;
+    const peek = vi.spyOn(LookupCache.prototype, 'peek').mockImplementation(function (this: LookupCache<unknown>, key: string) {
+      return failing && this.name === PRICES_CACHE ? undefined : realPeek.call(this, key);
+    });
+    const get = vi.spyOn(LookupCache.prototype, 'get').mockImplementation(function (this: LookupCache<unknown>, key: string, load: (k: string) => Promise<unknown>) {
+      return failing && this.name === PRICES_CACHE ? Promise.reject(new Error('database unreachable')) : realGet.call(this, key, load);
+    });
+    try {
+      g.chat.script({ slow: { delayMs: 100, events: 4 } });
+      const res = await chat({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'prices gone' }] });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      expect(await openRows()).toHaveLength(1);
+      failing = true;
+      while (!(await reader.read()).done);
+      await until(async () => (await openRows()).length === 0, 'the record to delete the open row');
+      const rec = await g.s.db.query<{ n: number; cost: number }>(
+        'SELECT count(*)::int AS n, max(cost_usd)::float8 AS cost FROM usage_records WHERE record_id = $1 AND error_code IS NULL', [opens[0].id]);
+      expect(rec.rows[0].n).toBe(1);
+      expect(rec.rows[0].cost).toBeGreaterThan(0);
+    } finally {
+      peek.mockRestore();
+      get.mockRestore();
+    }
   });
 });
