@@ -8,20 +8,9 @@
  * and its reservation estimate (proxy/limits/call-estimate.ts): prompt tokens as request bytes / 4, the request's
  * max output tokens (or the model's default), priced for the model that serves it.
  */
-import type { StyleName } from '../../translators/model.ts';
+import type { CallIdentity } from './usage-record.ts';
 
-export interface OpenCall {
-  at: Date;
-  keyId: string;
-  teamId: string;
-  model: string;
-  servedModel: string | null;
-  alias: string | null;
-  provider: string | null;
-  accountId: string | null;
-  clientStyle: StyleName;
-  upstreamStyle: StyleName | null;
-  stream: boolean;
+export interface OpenCall extends CallIdentity {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;

@@ -6,7 +6,8 @@
 import type { StyleName, Usage } from '../../translators/model.ts';
 import { costOf, priceOf, type PriceOverride } from '../../core/ai/price-of.ts';
 
-export interface UsageRecord {
+/** Who called, what was asked and who serves it: shared by a usage record and an open call's row (open-call.ts). */
+export interface CallIdentity {
   at: Date;
   keyId: string;
   teamId: string;
@@ -17,6 +18,10 @@ export interface UsageRecord {
   accountId: string | null;
   clientStyle: StyleName;
   upstreamStyle: StyleName | null;
+  stream: boolean;
+}
+
+export interface UsageRecord extends CallIdentity {
   status: number;
   errorCode: string | null;
   inputTokens: number;
@@ -28,7 +33,6 @@ export interface UsageRecord {
   latencyMs: number;
   ttfbMs: number | null;
   costUsd: number;
-  stream: boolean;
 }
 
 /** Fills the token and cost fields of a record from a Usage, pricing the served model. */
