@@ -4,11 +4,16 @@
  * DATABASE_URL's server, rolls them up (the first run of the usage-rollups job), then times the usage report's
  * queries (groups, totals, series in one snapshot, as the route runs them) both ways, alternated, and a job run
  * after late rows. `--write` puts the figures into docs/performance.md. The target: under 100 ms at 10 M records.
+ *
+ * `--database NAME` keeps the loaded database (NAME on the same server) instead of dropping it, and a later run with
+ * the same NAME and --records reuses its records (the load takes minutes at 10 M): it removes the late records the
+ * earlier run added, rolls everything up again from scratch and measures at the earlier run's "now".
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from '../run.ts';
+import pg from 'pg';
 import { freshDatabase } from '../fresh-database.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
 import { f0, f2 } from '../report-format.ts';
@@ -24,6 +29,26 @@ const CHUNK = 500_000;
 
 const option = (args: string[], name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
 const quantile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+
+/** The database NAME on base's server, made when missing and kept afterwards. */
+async function keptDatabase(base: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name) || name === 'test') throw new Error(`--database: a lower-case name of its own, not ${name}`);
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount;
+  if (!exists) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return { url: u.toString(), drop: async () => {} };
+}
+
+interface Loaded {
+  records: number;
+  now_ms: number;
+  load_ms: number;
+  late_xid: string | null;
+}
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t0 = performance.now();
@@ -43,25 +68,43 @@ export const suite: BenchSuite = {
     const records = option(args, '--records', 1_000_000);
     const rounds = option(args, '--rounds', 20);
     const rawRounds = option(args, '--raw-rounds', 5);
-    const fresh = await freshDatabase(base, 'svc_bench_usage');
+    const keep = args.includes('--database') ? args[args.indexOf('--database') + 1] : null;
+    const fresh = keep ? await keptDatabase(base, keep) : await freshDatabase(base, 'svc_bench_usage');
     const db = createPgDb(fresh.url, 4);
     const load = [loadavg()[0]];
     try {
       await migrate(db, MIGRATIONS_DIR);
-      const now = Date.now();
-      const [loadMs] = await timed(async () => {
-        for (let done = 0; done < records; done += CHUNK) {
-          await generateUsageRecords(db, Math.min(CHUNK, records - done), now - 31 * DAY, now);
-          process.stdout.write(`  loaded ${Math.min(records, done + CHUNK)} records\r`);
-        }
-        // What autovacuum does after a bulk of inserts (statistics, BRIN summaries).
-        await db.query('VACUUM ANALYZE usage_records');
-      });
+      await db.query('CREATE TABLE IF NOT EXISTS bench_usage_loaded (records bigint NOT NULL, now_ms float8 NOT NULL, load_ms float8 NOT NULL, late_xid bigint)');
+      let loaded = (await db.query<Loaded>('SELECT records::float8 AS records, now_ms, load_ms, late_xid::text AS late_xid FROM bench_usage_loaded')).rows[0];
+      if (loaded && loaded.records !== records) throw new Error(`--database ${keep} holds ${loaded.records} records, not ${records}: drop it or name another`);
+      if (loaded?.late_xid) {
+        await db.query('DELETE FROM usage_records WHERE written_xid = $1::bigint', [loaded.late_xid]);
+        await db.query('UPDATE bench_usage_loaded SET late_xid = NULL');
+      }
+      if (!loaded) {
+        await db.query('TRUNCATE usage_records, usage_rollups, usage_rollup_state');
+        const t0 = Date.now();
+        const [ms] = await timed(async () => {
+          for (let done = 0; done < records; done += CHUNK) {
+            await generateUsageRecords(db, Math.min(CHUNK, records - done), t0 - 31 * DAY, t0);
+            process.stdout.write(`  loaded ${Math.min(records, done + CHUNK)} records\r`);
+          }
+          // What autovacuum does after a bulk of inserts (statistics, BRIN summaries).
+          await db.query('VACUUM ANALYZE usage_records');
+        });
+        loaded = { records, now_ms: t0, load_ms: ms, late_xid: null };
+        await db.query('INSERT INTO bench_usage_loaded (records, now_ms, load_ms) VALUES ($1, $2, $3)', [records, t0, ms]);
+      }
+      const now = loaded.now_ms;
+      const loadMs = loaded.load_ms;
+      // The first run of the job: everything before the current hour, from scratch.
+      await db.query('DELETE FROM usage_rollup_state');
       const [firstRunMs] = await timed(() => rollUpUsage(db, now));
       await db.query('VACUUM ANALYZE usage_rollups');
       const rollupRows = (await db.query<{ period: string; n: number }>('SELECT period, count(*)::int AS n FROM usage_rollups GROUP BY period')).rows;
       // Late rows: a node's journal replayed after a two-hour outage yesterday (10,000 calls), then the job's next run.
       await generateUsageRecords(db, 10_000, now - DAY - 2 * 3_600_000, now - DAY);
+      if (keep) await db.query('UPDATE bench_usage_loaded SET late_xid = (SELECT max(written_xid) FROM usage_records)');
       const [lateRunMs, lateRun] = await timed(() => rollUpUsage(db, now + 60_000));
       const from = new Date(Math.floor(now / DAY) * DAY - 29 * DAY);
       const f: UsageFilter = { from, to: new Date(now + 1), teams: null, adminTeams: [], userId: null };
@@ -92,7 +135,7 @@ export const suite: BenchSuite = {
         '|---|---|---|',
         ...rows,
         '',
-        `Loading took ${f0(loadMs / 1000)} s; the first rollup run (everything before the current hour) ${f2(firstRunMs / 1000)} s, making ${rollupRows.map((r) => `${r.n.toLocaleString('en')} ${r.period === 'day' ? 'daily' : 'hourly'} rows`).join(' and ')}; after 10,000 late records (a two-hour outage yesterday replayed) the next run recomputed ${lateRun?.hours ?? 0} hours and ${lateRun?.days ?? 0} days in ${f2(lateRunMs / 1000)} s.`,
+        `Loading took ${f0(loadMs / 1000)} s; the first rollup run (everything before the current hour) ${f2(firstRunMs / 1000)} s, making ${rollupRows.map((r) => `${r.n.toLocaleString('en')} '${r.period}'`).join(', ')} rows; after 10,000 late records (a two-hour outage yesterday replayed) the next run recomputed ${lateRun?.hours ?? 0} hours and ${lateRun?.days ?? 0} days in ${f2(lateRunMs / 1000)} s.`,
       ];
       process.stdout.write(`${body.slice(2).join('\n')}\n`);
       if (args.includes('--write')) writePerformanceSection(join(dirname(fileURLToPath(import.meta.url)), '..', '..'), `usage-query-${records >= 10_000_000 ? '10m' : 'records'}`, body.join('\n'));
