@@ -41,7 +41,7 @@ describe('latency histograms', () => {
 describe('planRead', () => {
   const H = 3_600_000;
   const D = 24 * H;
-  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1' };
+  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1', daysUntil: null };
   it('reads whole days and hours from rollups and the rest raw', () => {
     expect(planRead(2 * D + 30 * 60_000, 10 * D + 5 * H + 1234, state, true)).toMatchObject({
       days: [3 * D, 10 * D], hours: [[2 * D + H, 3 * D], [10 * D, 10 * D + 5 * H]],
@@ -50,5 +50,16 @@ describe('planRead', () => {
     expect(planRead(2 * D, 4 * D, state, false)).toMatchObject({ days: null, hours: [[2 * D, 4 * D]], raw: [] });
     expect(planRead(2 * D, 4 * D, null, true)).toMatchObject({ days: null, hours: [], raw: [[2 * D, 4 * D]], rolled: null });
     expect(planRead(11 * D, 12 * D, state, true)).toMatchObject({ hours: [], raw: [[11 * D, 12 * D]] });
+  });
+  it("reads the current day from its daily rows when the job kept them up to rolled_until", () => {
+    const kept = { ...state, daysUntil: state.rolledUntil };
+    expect(planRead(3 * D, 10 * D + 5 * H + 1234, kept, true)).toMatchObject({
+      days: [3 * D, 11 * D], hours: [], raw: [[10 * D + 5 * H, 10 * D + 5 * H + 1234]], rolled: [3 * D, 10 * D + 5 * H],
+    });
+    // A window ending before rolled_until, or starting inside the current day: its hours.
+    expect(planRead(3 * D, 10 * D + 4 * H, kept, true)).toMatchObject({ days: [3 * D, 10 * D], hours: [[10 * D, 10 * D + 4 * H]] });
+    expect(planRead(10 * D + H, 11 * D, kept, true)).toMatchObject({ days: null, hours: [[10 * D + H, 10 * D + 5 * H]] });
+    // Kept by an earlier run only (an older build ran the job since): its hours.
+    expect(planRead(3 * D, 11 * D, { ...kept, daysUntil: 10 * D + 4 * H }, true)).toMatchObject({ days: [3 * D, 10 * D], hours: [[10 * D, 10 * D + 5 * H]] });
   });
 });

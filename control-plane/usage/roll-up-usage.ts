@@ -51,6 +51,13 @@ const insertDayKeys = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.key_id, r.model`;
 
+/** The 'day_model' rows (summed over keys and accounts: per team and model) of the daily rows r of `from`. */
+const insertDayModels = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT 'day_model', r.bucket, r.team_id, '', r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+    FROM ${from} WHERE r.period = 'day'
+   GROUP BY r.bucket, r.team_id, r.model`;
+
 /** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from`. */
 const insertHourTeams = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens),
@@ -70,7 +77,7 @@ const toTimes = (rows: Array<{ t: Date | string }>) => rows.map((r) => new Date(
 async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
   await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
   const snap = (await q.query<{ snapshot: string; xmin: string }>('SELECT pg_current_snapshot()::text AS snapshot, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin')).rows[0];
-  const prev = (await q.query<{ rolled_until: Date; xmin: string }>('SELECT rolled_until, snapshot_xmin::text AS xmin FROM usage_rollup_state WHERE id = 1')).rows[0];
+  const prev = (await q.query<{ rolled_until: Date; xmin: string; days_until: Date | null }>('SELECT rolled_until, snapshot_xmin::text AS xmin, days_until FROM usage_rollup_state WHERE id = 1')).rows[0];
   const prevUntil = prev ? new Date(prev.rolled_until).getTime() : null;
   // Never backwards (a node whose clock is behind): hours once rolled up stay so.
   const until = Math.max(Math.floor(now / HOUR_MS) * HOUR_MS, prevUntil ?? 0);
@@ -82,8 +89,9 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     await q.query('DELETE FROM usage_rollups');
     await q.query(insertHours('usage_records u', 'u.at < $1'), [iso(until)]);
     await q.query(insertHourTeams('usage_rollups r'));
-    await q.query(insertDays('usage_rollups r', 'r.bucket < $1'), [iso(dayEnd)]);
+    await q.query(insertDays('usage_rollups r', 'r.bucket < $1'), [iso(until)]);
     await q.query(insertDayKeys('usage_rollups r'));
+    await q.query(insertDayModels('usage_rollups r'));
     hours = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'hour'")).rows);
     days = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'day'")).rows);
   } else {
@@ -94,9 +102,12 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     );
     hours = toTimes(touched.rows);
     const dayset = new Set(hours.map((h) => Math.floor(h / DAY_MS) * DAY_MS));
-    // Days that became complete since the last run, even when none of their hours changed.
+    // Days that became complete since the last run, even when none of their hours changed; the current day when
+    // rolled_until moved (or an earlier build did not keep its rows).
     for (let d = Math.floor(prevUntil / DAY_MS) * DAY_MS; d < dayEnd; d += DAY_MS) dayset.add(d);
-    days = [...dayset].filter((d) => d < dayEnd).sort((a, b) => a - b);
+    const daysUntil = prev.days_until ? new Date(prev.days_until).getTime() : null;
+    if (dayEnd < until && (daysUntil !== until || prevUntil !== until)) dayset.add(dayEnd);
+    days = [...dayset].filter((d) => d < until).sort((a, b) => a - b);
     if (hours.length > 0) {
       const list = hours.map(iso);
       await q.query("DELETE FROM usage_rollups WHERE period IN ('hour', 'hour_team') AND bucket = ANY($1::timestamptz[])", [list]);
@@ -105,14 +116,16 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     }
     if (days.length > 0) {
       const list = days.map(iso);
-      await q.query("DELETE FROM usage_rollups WHERE period IN ('day', 'day_key') AND bucket = ANY($1::timestamptz[])", [list]);
+      await q.query("DELETE FROM usage_rollups WHERE period IN ('day', 'day_key', 'day_model') AND bucket = ANY($1::timestamptz[])", [list]);
       await q.query(insertDays("unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket >= t.d AND r.bucket < t.d + interval '1 day'", 'true'), [list]);
       await q.query(insertDayKeys('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
+      await q.query(insertDayModels('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
     }
   }
   await q.query(
-    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, updated_at) VALUES (1, $1, $2, $3::bigint, now())
-     ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin, updated_at = now()`,
+    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, days_until, updated_at) VALUES (1, $1, $2, $3::bigint, $1, now())
+     ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin,
+       days_until = EXCLUDED.days_until, updated_at = now()`,
     [iso(until), snap.snapshot, snap.xmin],
   );
   return { hours: hours.length, days: days.length, rolledUntil: new Date(until) };

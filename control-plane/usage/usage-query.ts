@@ -73,9 +73,10 @@ function toGroupRow(row: RawGroupRow & Record<string, string | null>, n: number)
 
 /**
  * Groups with their metrics, biggest cost first (at most maxGroups + 1: one more says there are more), the totals
- * and, with daily, the daily series, in one pass over the rows (grouping sets). Sums by hashing; the exact
- * percentiles (which need sorted latencies) over the usage records' part only, joined back on the group's values
- * (NULL-safe).
+ * and, with daily, the daily series, in one pass over the rows (grouping sets), by hashing. The exact percentiles
+ * (which need sorted latencies) only where some row has no rolled-up call (a group new since the last rollup run,
+ * or a window the rollups do not cover): a second pass over the usage records' part only, matched on the group's
+ * values (NULL-safe), so that a report over rolled-up days does not sort the raw tail for nothing.
  */
 async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[], maxGroups: number, daily: boolean): Promise<{ groups: GroupRow[]; total: GroupRow | undefined; series: SeriesRow[] }> {
   const params: unknown[] = [];
@@ -85,22 +86,34 @@ async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: re
   // kind: 0 the totals, 1 a day of the series, 2 a group.
   const mSets = [...(d.length ? [`(${d.join(', ')})`] : []), '()', ...(daily ? [`(${t})`] : [])];
   const kind = (withT: boolean) => `(CASE WHEN ${withT ? `grouping(${t}) = 0 THEN 1 WHEN ` : ''}${d.length ? `grouping(${d[0]}) = 0` : 'false'} THEN 2 ELSE 0 END)`;
-  const eSets = [...(d.length ? [`(${d.join(', ')})`] : []), '()'];
-  const out = (c: string, i: number) => `${c} AS d${i}`;
-  const joinOn = ['m.kind = e.kind', ...groups.map((_, i) => `(m.d${i} IS NULL) = (e.d${i} IS NULL) AND coalesce(m.d${i}, '') = coalesce(e.d${i}, '')`)];
-  const r = await q.query<RawGroupRow & { kind: number; t: number | null } & Record<string, string | null>>(
-    `WITH m AS (SELECT ${[...d.map(out), `${kind(daily)} AS kind`, daily ? `${bucketMs(t)} AS t` : 'NULL::float8 AS t', METRICS].join(', ')},
-                       sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
-                  FROM ${usageSource(plan, daily ? [...dims, DAY_OF] : dims, f, params)} s GROUP BY GROUPING SETS (${mSets.join(', ')})),
-          e AS (SELECT ${[...d.map(out), `${kind(false)} AS kind`, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
-                  FROM ${usageSource(plan, dims, f, params, { rawOnly: true })} s GROUP BY GROUPING SETS (${eSets.join(', ')}))
-     SELECT ${[...groups.map((_, i) => `m.d${i} AS g${i}`), 'm.kind, m.t, m.calls, m.input_tokens, m.output_tokens, m.cache_read_tokens, m.cache_write_tokens, m.cost_usd, m.errors, m.rolled, m.hist, e.exact_p50, e.exact_p95'].join(', ')}
-       FROM m LEFT JOIN e ON ${joinOn.join(' AND ')}
+  type Row = RawGroupRow & { kind: number; t: number | null } & Record<string, string | null>;
+  const r = await q.query<Row>(
+    `SELECT * FROM (SELECT ${[...groups.map((_, i) => `${d[i]} AS g${i}`), `${kind(daily)} AS kind`, daily ? `${bucketMs(t)} AS t` : 'NULL::float8 AS t', METRICS].join(', ')},
+                           sum(s.rolled_calls)::int AS rolled, sum(s.hist)::text AS hist
+                      FROM ${usageSource(plan, daily ? [...dims, DAY_OF] : dims, f, params)} s GROUP BY GROUPING SETS (${mSets.join(', ')})) m
       WHERE m.calls > 0
-      ORDER BY m.kind, m.t, m.cost_usd DESC, m.calls DESC${groups.length ? `, ${groups.map((_, i) => `m.d${i}`).join(', ')}` : ''}`,
+      ORDER BY m.kind, m.t, m.cost_usd DESC, m.calls DESC${groups.length ? `, ${groups.map((_, i) => `m.g${i}`).join(', ')}` : ''}`,
     params,
   );
-  const of = (k: Kind) => r.rows.filter((row) => ['total', 'series', 'group'][Number(row.kind)] === k);
+  const rows = r.rows.map((row) => ({ ...row, exact_p50: null, exact_p95: null }) as Row);
+  const keyOf = (row: Record<string, unknown>, k: number) => JSON.stringify([k, ...groups.map((_, i) => row[`g${i}`] ?? null)]);
+  const unrolled = rows.filter((row) => row.rolled === 0 && Number(row.kind) !== 1);
+  if (unrolled.length > 0) {
+    const eParams: unknown[] = [];
+    const eSets = [...(d.length ? [`(${d.join(', ')})`] : []), '()'];
+    const e = await q.query<{ kind: number; exact_p50: number | null; exact_p95: number | null } & Record<string, string | null>>(
+      `SELECT ${[...d.map((c, i) => `${c} AS g${i}`), `${kind(false)} AS kind`, 'percentile_cont(0.5) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p50', 'percentile_cont(0.95) WITHIN GROUP (ORDER BY s.latency_ms)::float8 AS exact_p95'].join(', ')}
+         FROM ${usageSource(plan, dims, f, eParams, { rawOnly: true })} s GROUP BY GROUPING SETS (${eSets.join(', ')})`,
+      eParams,
+    );
+    const exact = new Map(e.rows.map((x) => [keyOf(x, Number(x.kind)), x]));
+    for (const row of unrolled) {
+      const x = exact.get(keyOf(row, Number(row.kind)));
+      row.exact_p50 = x?.exact_p50 ?? null;
+      row.exact_p95 = x?.exact_p95 ?? null;
+    }
+  }
+  const of = (k: Kind) => rows.filter((row) => ['total', 'series', 'group'][Number(row.kind)] === k);
   return {
     groups: of('group').slice(0, maxGroups + 1).map((row) => toGroupRow(row, groups.length)),
     total: of('total').map((row) => toGroupRow(row, 0))[0],

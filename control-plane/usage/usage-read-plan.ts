@@ -2,7 +2,9 @@
  * Which parts of a usage window [from, to) are read from the rollups and which from usage_records. The rollups
  * cover whole hours before rolled_until (and whole days within them); the rest is read raw: a partial hour at the
  * start, everything from the last rolled hour on, and, inside the rolled hours, the rows the last rollup run did
- * not see (rows that arrived late, found by their writing transaction against the run's snapshot).
+ * not see (rows that arrived late, found by their writing transaction against the run's snapshot). The daily rows of
+ * the day rolled_until falls in hold that day's hours so far (when daysUntil says the job kept them up to
+ * rolled_until), so a window reaching rolled_until reads today from them, not from every hourly row of today.
  */
 import type { Queryable } from '../../core/db/db.ts';
 
@@ -13,6 +15,8 @@ export interface RollupState {
   rolledUntil: number;
   snapshot: string;
   snapshotXmin: string;
+  /** The daily rows hold every rolled-up hour before this (null: only whole days before rolled_until). */
+  daysUntil: number | null;
 }
 
 export type Range = readonly [from: number, to: number];
@@ -41,7 +45,9 @@ export function planRead(from: number, to: number, state: RollupState | null, us
   if (from < h1) raw.push([from, h1]);
   if (h2 < to) raw.push([h2, to]);
   const d1 = ceilTo(h1, DAY_MS);
-  const d2 = floorTo(h2, DAY_MS);
+  // The current day's daily rows hold [its start, rolled_until): whole for a window that reads up to rolled_until.
+  const partialDay = h2 === state.rolledUntil && state.daysUntil === state.rolledUntil;
+  const d2 = partialDay ? ceilTo(h2, DAY_MS) : floorTo(h2, DAY_MS);
   if (!useDays || d1 >= d2) return { days: null, hours: [[h1, h2]], raw, rolled: [h1, h2], state };
   const hours: Range[] = [];
   if (h1 < d1) hours.push([h1, d1]);
@@ -50,9 +56,10 @@ export function planRead(from: number, to: number, state: RollupState | null, us
 }
 
 export async function readRollupState(q: Queryable): Promise<RollupState | null> {
-  const r = await q.query<{ rolled_until: Date; snapshot: string; snapshot_xmin: string }>(
-    'SELECT rolled_until, snapshot, snapshot_xmin::text AS snapshot_xmin FROM usage_rollup_state WHERE id = 1',
+  const r = await q.query<{ rolled_until: Date; snapshot: string; snapshot_xmin: string; days_until: Date | null }>(
+    'SELECT rolled_until, snapshot, snapshot_xmin::text AS snapshot_xmin, days_until FROM usage_rollup_state WHERE id = 1',
   );
   const s = r.rows[0];
-  return s ? { rolledUntil: new Date(s.rolled_until).getTime(), snapshot: s.snapshot, snapshotXmin: s.snapshot_xmin } : null;
+  if (!s) return null;
+  return { rolledUntil: new Date(s.rolled_until).getTime(), snapshot: s.snapshot, snapshotXmin: s.snapshot_xmin, daysUntil: s.days_until ? new Date(s.days_until).getTime() : null };
 }

@@ -85,8 +85,9 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
-    // Without the account among the dimensions, the day's rows summed over accounts do (fewer rows).
-    const day = dims.includes(GROUP_DIMS.account) ? 'day' : 'day_key';
+    // The coarsest daily rows that hold the dimensions: summed over keys and accounts for a caller who sees whole
+    // teams and groups by neither, summed over accounts without the account (fewer rows to read and add up).
+    const day = dims.includes(GROUP_DIMS.account) ? 'day' : !dims.includes(GROUP_DIMS.key) && seesWholeTeams(f) ? 'day_model' : 'day_key';
     if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
     if (plan.hours.length > 0) periods.push(`(r.period = '${hours}' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];

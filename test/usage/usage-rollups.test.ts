@@ -1,7 +1,8 @@
 /**
  * Usage rollups against real Postgres: the usage analytics read from rollups equal the raw query exactly (calls,
  * tokens, cost, errors per group and per time bucket) for random data, including rows that arrive late into
- * rolled-up hours, a row of a transaction still open while the job runs, repeated and overlapping runs; p50/p95
+ * rolled-up hours, a row of a transaction still open while the job runs, repeated and overlapping runs, the current
+ * day read from its daily rows so far, the daily rows summed per team and model; p50/p95
  * from the histograms stay within the stated bound of the raw percentiles; visibility holds. Without DATABASE_URL
  * the same runs on the embedded database (the same migrations).
  */
@@ -12,6 +13,7 @@ import { MIGRATIONS_DIR } from '../../server/open-context.ts';
 import { readUsage, type Group, type GroupRow, type UsageFilter } from '../../control-plane/usage/usage-query.ts';
 import { rollUpUsage } from '../../control-plane/usage/roll-up-usage.ts';
 import { seesWholeTeams } from '../../control-plane/usage/usage-source.ts';
+import { planRead, readRollupState } from '../../control-plane/usage/usage-read-plan.ts';
 import { LATENCY_RELATIVE_ERROR } from '../../control-plane/usage/latency-histogram.ts';
 import { generateUsageRecords } from '../../bench/usage/generate-usage-records.ts';
 import { createTestDatabase, REAL_PG, type TestDatabase } from '../support/test-db.ts';
@@ -102,9 +104,38 @@ describe('usage rollups', () => {
     );
     expect(perTeam.rows[1]).toMatchObject({ period: 'hour_team', rows: perTeam.rows[0].n });
     expect([perTeam.rows[1].n, perTeam.rows[1].calls, perTeam.rows[1].cost]).toEqual([perTeam.rows[0].n, perTeam.rows[0].calls, perTeam.rows[0].cost]);
+    // The daily rows summed per team and model: one per day, team and model, with the same sums.
+    const perModel = await db.query<{ period: string; n: number; calls: number; cost: string; hist: string }>(
+      `SELECT period, count(DISTINCT (bucket, team_id, model))::int AS n, count(*)::int AS rows, sum(calls)::int AS calls, sum(cost_usd)::text AS cost,
+              md5(sum(latency_histogram)::text) AS hist
+         FROM usage_rollups WHERE period IN ('day', 'day_model') GROUP BY period ORDER BY period`,
+    );
+    expect(perModel.rows[1]).toMatchObject({ period: 'day_model', rows: perModel.rows[0].n });
+    expect([perModel.rows[1].n, perModel.rows[1].calls, perModel.rows[1].cost, perModel.rows[1].hist]).toEqual([perModel.rows[0].n, perModel.rows[0].calls, perModel.rows[0].cost, perModel.rows[0].hist]);
+    // The current day's daily rows hold its hours so far, and the report reads today from them.
+    const today = Math.floor(NOW / DAY) * DAY;
+    const partial = await db.query<{ period: string; calls: number; cost: string }>(
+      `SELECT period, sum(calls)::int AS calls, sum(cost_usd)::text AS cost FROM usage_rollups
+        WHERE period IN ('day', 'day_key', 'day_model') AND bucket = $1 OR period = 'hour' AND bucket >= $1 GROUP BY period ORDER BY period`,
+      [new Date(today)],
+    );
+    expect(partial.rows.map((r) => r.period)).toEqual(['day', 'day_key', 'day_model', 'hour']);
+    expect(partial.rows[0].calls).toBeGreaterThan(0);
+    for (const r of partial.rows) expect([r.calls, r.cost]).toEqual([partial.rows[3].calls, partial.rows[3].cost]);
+    const state = await readRollupState(db);
+    expect(state?.daysUntil).toBe(Math.floor(NOW / HOUR) * HOUR);
+    expect(planRead(from, NOW + 1, state, true)).toMatchObject({ days: [from, today + DAY], hours: [] });
     // A window not aligned to hours, and a week of hours.
     await expectSameAsRaw(superuser(NOW - 9 * DAY - 1234567, NOW - 2 * DAY + 7654));
     await expectSameAsRaw(superuser(NOW - 7 * DAY, NOW + 1));
+    // A model seen only since the last run (its exact percentiles from the records), and a window none of whose
+    // hours is rolled up.
+    await generateUsageRecords(db, 20, Math.floor(NOW / HOUR) * HOUR, NOW);
+    await db.query("UPDATE usage_records SET served_model = 'model_new' WHERE at >= $1", [new Date(Math.floor(NOW / HOUR) * HOUR)]);
+    const fresh = await readUsage(db, superuser(from, NOW + 1), ['model'], 'day', 100);
+    expect(fresh.groups.find((g) => g.g0 === 'model_new')?.p50).toBeGreaterThan(0);
+    await expectSameAsRaw(superuser(from, NOW + 1));
+    await expectSameAsRaw(superuser(Math.floor(NOW / HOUR) * HOUR, NOW + 1));
   }, 120_000);
 
   it('count late rows at once (read raw until the next run) and after the run recomputes their hours', async () => {
@@ -120,6 +151,16 @@ describe('usage rollups', () => {
     const before = await digest();
     await rollUpUsage(db, NOW + 11 * 60_000);
     expect(await digest()).toBe(before);
+    await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
+    // A run of an earlier build (it kept only whole days): readers read today's hours until the next run keeps the
+    // current day's rows again.
+    await db.query("DELETE FROM usage_rollups WHERE period IN ('day', 'day_key', 'day_model') AND bucket >= $1", [new Date(Math.floor(NOW / DAY) * DAY)]);
+    await db.query('UPDATE usage_rollup_state SET days_until = NULL');
+    await generateUsageRecords(db, 40, Math.floor(NOW / DAY) * DAY, NOW - HOUR);
+    await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
+    const again = await rollUpUsage(db, NOW + 12 * 60_000);
+    expect(again!.days).toBeGreaterThanOrEqual(1);
+    expect((await readRollupState(db))?.daysUntil).toBe(Math.floor(NOW / HOUR) * HOUR);
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
   }, 120_000);
 
