@@ -126,10 +126,12 @@ export class DurableWriter<T> {
           if (row !== undefined) this.#o.onReplayRejected?.(row, reason);
         },
         onSegmentReplayed: (rows) => {
+          this.stats.replayed += rows;
+          // An empty segment was removed without asking the database: it says nothing about it being back.
+          if (rows === 0) return;
           // The database took rows again: new batches go to it directly, and the journal has room again.
           this.#dbDown = false;
           this.#journalRefused = false;
-          this.stats.replayed += rows;
         },
       });
       if (!j.journal.empty) this.#kickReplay();
