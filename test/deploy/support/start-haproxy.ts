@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../support/free-port.ts';
+import { freePorts } from '../../support/free-port.ts';
 
 export const HAPROXY_CFG = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'deploy', 'haproxy.cfg');
 
@@ -48,10 +48,10 @@ function accepts(port: number): Promise<boolean> {
 }
 
 /** `proxies` and `controlPlane` are host:port; at most four proxies (the configuration's server lines). */
-export async function startHaproxy(opts: { proxies: string[]; controlPlane: string; port?: number }): Promise<Haproxy> {
+export async function startHaproxy(opts: { proxies: string[]; controlPlane: string; port?: number; statsPort?: number }): Promise<Haproxy> {
   const { proxies, controlPlane } = opts;
   if (proxies.length < 1 || proxies.length > 4) throw new Error('deploy/haproxy.cfg has server lines for 1 to 4 proxy nodes');
-  const [port, statsPort] = [opts.port ?? (await freePort()), await freePort()];
+  const [port, statsPort] = opts.port !== undefined && opts.statsPort !== undefined ? [opts.port, opts.statsPort] : await freePorts(2);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     SVC_LB_BIND: `127.0.0.1:${port}`,

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../support/free-port.ts';
+import { freePorts } from '../../support/free-port.ts';
 import { spawnNode, type NodeProcess } from '../../support/spawn-node.ts';
 import { startHaproxy, type Haproxy } from './start-haproxy.ts';
 
@@ -30,7 +30,8 @@ export interface SplitCluster {
 
 /** `env`: DATABASE_URL, REDIS_URL, SVC_REDIS_PREFIX, SVC_SECRET_KEY, SVC_ADMIN_TOKEN shared by every node. */
 export async function startSplitCluster(opts: { proxies: number; env: Record<string, string> }): Promise<SplitCluster> {
-  const lbPort = await freePort();
+  // Every port of the cluster at once, so that none repeats (the balancer's two, the control plane's, the proxies').
+  const [lbPort, statsPort, ...nodePorts] = await freePorts(3 + opts.proxies);
   const url = `http://127.0.0.1:${lbPort}`;
   const unexpectedExits: string[] = [];
   /** Nodes this helper was asked to stop (a graceful stop exits 0 after its drain). */
@@ -44,15 +45,15 @@ export async function startSplitCluster(opts: { proxies: number; env: Record<str
     });
     return n;
   };
-  const slot = async () => {
+  const slot = (port: number) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-lb-node-'));
     dirs.push(dir);
-    return { port: await freePort(), dir };
+    return { port, dir };
   };
 
   // The control plane first: it applies the migrations and bootstraps; the proxies then start on a ready schema.
-  const cp = await slot();
-  const slots = await Promise.all(Array.from({ length: opts.proxies }, slot));
+  const cp = slot(nodePorts[0]);
+  const slots = nodePorts.slice(1).map(slot);
   const started: NodeProcess[] = [];
   let controlPlane: NodeProcess, proxies: NodeProcess[], lb: Haproxy;
   try {
@@ -64,7 +65,7 @@ export async function startSplitCluster(opts: { proxies: number; env: Record<str
       if (r.status === 'rejected') throw r.reason;
       return r.value;
     });
-    lb = await startHaproxy({ proxies: slots.map((s) => `127.0.0.1:${s.port}`), controlPlane: `127.0.0.1:${cp.port}`, port: lbPort });
+    lb = await startHaproxy({ proxies: slots.map((s) => `127.0.0.1:${s.port}`), controlPlane: `127.0.0.1:${cp.port}`, port: lbPort, statsPort });
   } catch (err) {
     // Nothing left running when the cluster could not be built.
     await Promise.all(started.map((n) => n.stop('SIGKILL')));
