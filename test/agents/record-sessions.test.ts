@@ -43,7 +43,8 @@ afterAll(async () => env?.close());
 function neutral(text: string, root: string): string {
   const slug = (path: string) => path.replace(/[^A-Za-z0-9]/g, '-');
   return text
-    .replaceAll(join(REPO, 'node_modules'), '/usr/local/lib/node_modules')
+    .replaceAll(join(REPO, 'node_modules'), '/opt/node/lib/node_modules')
+    .replaceAll('/.gemini/tmp/work', '/.gemini/state/project')
     .replaceAll(`${root}/work`, '/home/user/project')
     .replaceAll(slug(`${root}/work`), '-home-user-project')
     .replaceAll(`${root}/home`, '/home/user')
