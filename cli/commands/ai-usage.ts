@@ -1,4 +1,7 @@
-/** svc ai usage: calls, tokens and cost by model and key over the last N days (GET /api/v1/usage), as a table. */
+/**
+ * svc ai usage: calls, tokens and cost by model and key over the last N days (GET /api/v1/usage), as a table; with
+ * compression in use, the input tokens before and after it and what it saved, per group and in total.
+ */
 import { CliError } from '../cli-error.ts';
 import { defineCommand } from '../command.ts';
 import type { Column } from '../output.ts';
@@ -23,6 +26,7 @@ interface UsageGroup {
 interface Savings {
   calls: number;
   tokens_before: number;
+  tokens_after: number;
   tokens_saved: number;
   dollars_saved: number;
   dollars_saved_uncached: number;
@@ -68,12 +72,21 @@ export const usage = defineCommand({
         { title: 'p50 ms', align: 'right', value: (g) => g.latency_ms.p50 },
         { title: 'p95 ms', align: 'right', value: (g) => g.latency_ms.p95 },
       );
+      const pct = (s: Savings) => (s.tokens_before > 0 ? ` (${Math.round((s.tokens_saved / s.tokens_before) * 100)} %)` : '');
+      // Compression columns only where something was compressed: calls in `on`, their input before → after, saved.
+      if ((u.totals.compression?.on.calls ?? 0) > 0) {
+        const on = (g: UsageGroup) => g.compression?.on;
+        cols.push(
+          { title: 'compressed', align: 'right', value: (g) => n(on(g)?.calls ?? 0) },
+          { title: 'before → after', align: 'right', value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_before)} → ${n(on(g)!.tokens_after)}` : '') },
+          { title: 'saved', align: 'right', value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_saved)}${pct(on(g)!)}` : '') },
+        );
+      }
       ctx.out.line(`Usage from ${u.from} to ${u.to}`);
       ctx.out.table(u.groups, cols, 'No calls in this period.');
       const t = u.totals;
       ctx.out.line(`Total: ${n(t.calls)} calls, ${n(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens)} tokens, $${t.cost_usd.toFixed(4)}, ${n(t.errors)} errors`);
-      const pct = (s: Savings) => (s.tokens_before > 0 ? ` (${Math.round((s.tokens_saved / s.tokens_before) * 100)} %)` : '');
-      const saved = (s: Savings) => `${n(s.tokens_saved)} input tokens${pct(s)} over ${n(s.calls)} calls, $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
+      const saved = (s: Savings) => `${n(s.tokens_saved)} input tokens${pct(s)} over ${n(s.calls)} calls (${n(s.tokens_before)} → ${n(s.tokens_after)}), $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
       const c = t.compression;
       if (c && c.on.calls > 0) ctx.out.line(`Compression saved: ${saved(c.on)}`);
       if (c && c.audit_only.calls > 0) ctx.out.line(`Compression would have saved (audit-only): ${saved(c.audit_only)}`);

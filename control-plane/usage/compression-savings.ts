@@ -1,13 +1,16 @@
 /**
- * What compression saved (`on`) and would have saved (`audit-only`) beside the usage analytics (GET /api/v1/usage):
- * compression_records (one per call that went through the compressor; token counts are estimates) over the same
- * time range, teams, visibility and filters as the usage records, per group and in total. Dollars are priced as in
- * the savings report (control-plane/settings/compression-report.ts): at the model's cache-read price (the floor: a
- * cached session reads most of its history from the cache) and as fresh input (the ceiling).
+ * What compression saved (`on`) and would have saved (`audit-only`) beside the usage analytics (GET /api/v1/usage),
+ * per group and in total. `on`: from the usage records themselves (their tokens before and after compression, read
+ * with the rest of the report, rollups included: usage-query.ts). `audit-only`: the compressor runs after the
+ * answer, once the usage record is written, so what it would have saved is read from compression_records over the
+ * same time range, teams, visibility and filters. Token counts are estimates. Dollars are priced as in the savings
+ * report (control-plane/settings/compression-report.ts): at the model's cache-read price (the floor: a cached
+ * session reads most of its history from the cache) and as fresh input (the ceiling).
  */
 import type { Queryable } from '../../core/db/db.ts';
 import { priceOf, type PriceOverride } from '../../core/ai/price-of.ts';
 import { visibleTo, type Group, type UsageFilter } from './usage-source.ts';
+import type { CompressedRow } from './usage-query.ts';
 
 export interface Savings {
   calls: number;
@@ -47,20 +50,34 @@ function where(f: UsageFilter, params: unknown[]): string {
   return [`c.at >= $${params.push(f.from)}`, `c.at < $${params.push(f.to)}`, ...visibleTo('c', f, params)].join(' AND ');
 }
 
-/** Savings per group (keyed by groupKey of the group's values) and in total (key ''). */
-export async function querySavings(db: Queryable, f: UsageFilter, groups: readonly Group[], overrides: readonly PriceOverride[]): Promise<Map<string, CompressionSavings>> {
+/** Adds the calls compressed in `on` (usage-query.ts, per group and model) to `out`, per group and in total. */
+export function addOnSavings(out: Map<string, CompressionSavings>, groups: readonly Group[], rows: readonly CompressedRow[], overrides: readonly PriceOverride[]): void {
+  const add = (key: string, row: CompressedRow) => {
+    const s = out.get(key) ?? noSavings();
+    addSavings(s.on, row.model, row.calls, row.tokens_before, row.tokens_after, overrides);
+    out.set(key, s);
+  };
+  for (const row of rows) {
+    const values = groups.map((_, i) => (row as unknown as Record<string, string | null>)[`g${i}`] ?? null);
+    add(groupKey(values), row);
+    if (groups.length > 0) add('', row);
+  }
+}
+
+/** audit-only savings per group (keyed by groupKey of the group's values) and in total (key ''). */
+export async function queryAuditSavings(db: Queryable, f: UsageFilter, groups: readonly Group[], overrides: readonly PriceOverride[]): Promise<Map<string, CompressionSavings>> {
   const params: unknown[] = [];
   const cols = groups.map((g, i) => `${GROUP_SQL[g]} AS g${i}`);
-  const r = await db.query<Record<string, string | null> & { model: string; mode: 'on' | 'audit-only'; calls: number; before: string; after: string }>(
-    `SELECT ${[...cols, 'c.model AS model', 'c.mode AS mode', 'count(*)::int AS calls', 'sum(c.tokens_before) AS before', 'sum(c.tokens_after) AS after'].join(', ')}
-       FROM compression_records c WHERE ${where(f, params)}
-      GROUP BY ${[...groups.map((_, i) => `g${i}`), 'model', 'mode'].join(', ')}`,
+  const r = await db.query<Record<string, string | null> & { model: string; calls: number; before: string; after: string }>(
+    `SELECT ${[...cols, 'c.model AS model', 'count(*)::int AS calls', 'sum(c.tokens_before) AS before', 'sum(c.tokens_after) AS after'].join(', ')}
+       FROM compression_records c WHERE ${where(f, params)} AND c.mode = 'audit-only'
+      GROUP BY ${[...groups.map((_, i) => `g${i}`), 'model'].join(', ')}`,
     params,
   );
   const out = new Map<string, CompressionSavings>();
   const add = (key: string, row: (typeof r.rows)[number]) => {
     const s = out.get(key) ?? noSavings();
-    addSavings(row.mode === 'on' ? s.on : s.audit_only, row.model, row.calls, Number(row.before), Number(row.after), overrides);
+    addSavings(s.audit_only, row.model, row.calls, Number(row.before), Number(row.after), overrides);
     out.set(key, s);
   };
   for (const row of r.rows) {

@@ -21,18 +21,24 @@ import { DAY_MS, HOUR_MS } from './usage-read-plan.ts';
 
 export const USAGE_ROLLUPS_JOB = 'usage-rollups';
 
-const COLUMNS = 'period, bucket, team_id, key_id, model, account_id, calls, errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_histogram';
+const COLUMNS = `period, bucket, team_id, key_id, model, account_id, calls, errors, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_histogram,
+  compressed_calls, compression_tokens_before, compression_tokens_after`;
+/** The compression sums of rollup rows r, summed again. */
+const COMPRESSION_SUMS = 'sum(r.compressed_calls), sum(r.compression_tokens_before), sum(r.compression_tokens_after)';
 const DIMS = 'team_id, key_id, model, account_id';
 
 /** Hourly rows from the usage records u of `from` where `cond`. */
 const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'hour', bucket, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
-         sum(calls * (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = x.lb))
+         sum(calls * (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = x.lb)), sum(cc), sum(cb), sum(ca)
     FROM (SELECT date_trunc('hour', u.at, 'UTC') AS bucket, u.team_id, u.key_id, coalesce(u.served_model, u.model) AS model,
                  u.account_id, ${latencyBucketSql('u.latency_ms')} AS lb, count(*) AS calls,
                  count(*) FILTER (WHERE u.status >= 400 OR u.error_code IS NOT NULL) AS errors,
                  sum(u.input_tokens) AS i, sum(u.output_tokens) AS o, sum(u.cache_read_tokens) AS cr,
-                 sum(u.cache_write_tokens) AS cw, sum(u.cost_usd::numeric) AS cost
+                 sum(u.cache_write_tokens) AS cw, sum(u.cost_usd::numeric) AS cost,
+                 count(*) FILTER (WHERE u.compression_mode = 'on') AS cc,
+                 coalesce(sum(u.compression_tokens_before) FILTER (WHERE u.compression_mode = 'on'), 0) AS cb,
+                 coalesce(sum(u.compression_tokens_after) FILTER (WHERE u.compression_mode = 'on'), 0) AS ca
             FROM ${from} WHERE ${cond} GROUP BY 1, 2, 3, 4, 5, 6) x
    GROUP BY bucket, ${DIMS}`;
 
@@ -40,28 +46,28 @@ const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (
 const insertDays = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'day', date_trunc('day', r.bucket, 'UTC'), r.team_id, r.key_id, r.model, r.account_id, sum(r.calls), sum(r.errors),
          sum(r.input_tokens), sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd),
-         sum(r.latency_histogram)
+         sum(r.latency_histogram), ${COMPRESSION_SUMS}
     FROM ${from} WHERE r.period = 'hour' AND ${cond}
    GROUP BY 2, r.team_id, r.key_id, r.model, r.account_id`;
 
 /** The 'day_key' rows (summed over accounts) of the daily rows r of `from`. */
 const insertDayKeys = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'day_key', r.bucket, r.team_id, r.key_id, r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.key_id, r.model`;
 
 /** The 'day_model' rows (summed over keys and accounts: per team and model) of the daily rows r of `from`. */
 const insertDayModels = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'day_model', r.bucket, r.team_id, '', r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.model`;
 
 /** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from`. */
 const insertHourTeams = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
   SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens),
-         sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram)
+         sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
     FROM ${from} WHERE r.period = 'hour'
    GROUP BY r.bucket, r.team_id`;
 

@@ -9,6 +9,8 @@
  * REPEATABLE READ transaction so that the rollup state, the rollups and the raw rows are one snapshot. Sums and
  * counts equal the raw query's exactly. p50/p95 are exact (percentile_cont) for a group none of whose calls are
  * rolled up yet, else read from the latency histograms, within LATENCY_RELATIVE_ERROR (latency-histogram.ts).
+ * Calls compressed in `on` carry their estimated tokens before and after compression; they are also read per model,
+ * so that the saved tokens can be priced at each model's prices.
  */
 import type { Db, Queryable } from '../../core/db/db.ts';
 import { histogramPercentile, unpackHistogram } from './latency-histogram.ts';
@@ -23,7 +25,10 @@ const METRICS = `sum(s.calls)::int AS calls,
   coalesce(sum(s.cache_read_tokens), 0)::float8 AS cache_read_tokens,
   coalesce(sum(s.cache_write_tokens), 0)::float8 AS cache_write_tokens,
   coalesce(sum(s.cost_usd), 0)::float8 AS cost_usd,
-  coalesce(sum(s.errors), 0)::int AS errors`;
+  coalesce(sum(s.errors), 0)::int AS errors,
+  coalesce(sum(s.compressed_calls), 0)::int AS compressed_calls,
+  coalesce(sum(s.compression_tokens_before), 0)::float8 AS compression_tokens_before,
+  coalesce(sum(s.compression_tokens_after), 0)::float8 AS compression_tokens_after`;
 
 interface MetricRow {
   calls: number;
@@ -33,6 +38,10 @@ interface MetricRow {
   cache_write_tokens: number;
   cost_usd: number;
   errors: number;
+  /** Calls compressed in `on`, and their estimated input tokens before and after compression. */
+  compressed_calls: number;
+  compression_tokens_before: number;
+  compression_tokens_after: number;
 }
 
 export interface GroupRow extends MetricRow {
@@ -61,7 +70,11 @@ const bucketMs = (col: string) => `(extract(epoch FROM ${col}) * 1000)::float8`;
 type Kind = 'total' | 'series' | 'group';
 
 function toGroupRow(row: RawGroupRow & Record<string, string | null>, n: number): GroupRow {
-  const out: GroupRow = { calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens, cost_usd: row.cost_usd, errors: row.errors, p50: row.exact_p50, p95: row.exact_p95 };
+  const out: GroupRow = {
+    calls: row.calls, input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens,
+    cost_usd: row.cost_usd, errors: row.errors, compressed_calls: row.compressed_calls, compression_tokens_before: row.compression_tokens_before,
+    compression_tokens_after: row.compression_tokens_after, p50: row.exact_p50, p95: row.exact_p95,
+  };
   for (let i = 0; i < n; i++) (out as unknown as Record<string, string | null>)[`g${i}`] = row[`g${i}`] ?? null;
   if (row.rolled > 0) {
     const hist = unpackHistogram(row.hist);
@@ -133,10 +146,38 @@ async function seriesOf(q: Queryable, plan: ReadPlan, f: UsageFilter, interval: 
   return r.rows;
 }
 
+/** The calls compressed in `on` of one group and one model (g0…gn as in GroupRow), to price what was saved. */
+export interface CompressedRow {
+  g0?: string | null;
+  g1?: string | null;
+  g2?: string | null;
+  g3?: string | null;
+  model: string;
+  calls: number;
+  tokens_before: number;
+  tokens_after: number;
+}
+
+/** The compressed calls per group and model (the groups' figures split by model), from the same rows as the groups. */
+async function compressedOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: readonly Group[]): Promise<CompressedRow[]> {
+  const params: unknown[] = [];
+  const dims = [...groups.map((g) => GROUP_DIMS[g]), GROUP_DIMS.model];
+  const g = groups.map((_, i) => `s.d${i} AS g${i}`);
+  const r = await q.query<CompressedRow>(
+    `SELECT ${[...g, `s.d${groups.length} AS model`].join(', ')}, sum(s.compressed_calls)::int AS calls,
+            sum(s.compression_tokens_before)::float8 AS tokens_before, sum(s.compression_tokens_after)::float8 AS tokens_after
+       FROM ${usageSource(plan, dims, f, params)} s GROUP BY ${dims.map((_, i) => i + 1).join(', ')} HAVING sum(s.compressed_calls) > 0`,
+    params,
+  );
+  return r.rows;
+}
+
 export interface UsageReport {
   groups: GroupRow[];
   total: GroupRow;
   series: SeriesRow[];
+  /** Per group and model, the calls compressed in `on` (none when the window has none). */
+  compressed: CompressedRow[];
 }
 
 /** Groups (at most maxGroups + 1), totals and the time series of one window, from one snapshot. */
@@ -154,8 +195,10 @@ export async function readUsage(db: Db, f: UsageFilter, groups: readonly Group[]
     const read = await groupsOf(q, byDay, f, groups, maxGroups, daily);
     const { groups: rows, total } = read;
     const series = daily ? read.series : await seriesOf(q, planRead(from, to, state, false), f, interval);
-    const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, p50: null, p95: null };
-    return { groups: rows, total: total ?? none, series };
+    const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, compressed_calls: 0, compression_tokens_before: 0, compression_tokens_after: 0, p50: null, p95: null };
+    // Split by model only when something was compressed: a window without compression pays for no second read.
+    const compressed = total && total.compressed_calls > 0 ? await compressedOf(q, byDay, f, groups) : [];
+    return { groups: rows, total: total ?? none, series, compressed };
   });
 }
 

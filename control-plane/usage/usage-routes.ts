@@ -3,7 +3,8 @@
  * teams the caller can read (usage-query.ts: rollups for whole rolled-up hours and days, raw records for the
  * rest). The window is the last N calendar days in UTC, today included, up to now. A team member sees the team's
  * keys and their own keys; team admins and superusers see every key. Each group and the totals carry what
- * compression saved and would have saved (compression-savings.ts).
+ * compression saved (from the usage records' tokens before and after compression) and would have saved in
+ * audit-only (compression-savings.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
@@ -16,7 +17,7 @@ import { canSeeKey } from '../ai/key-service.ts';
 import { GROUPS, namesOf, readUsage, type Group, type GroupRow, type UsageFilter } from './usage-query.ts';
 import { USAGE_REPORT } from './usage-schemas.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
-import { groupKey, noSavings, querySavings } from './compression-savings.ts';
+import { addOnSavings, groupKey, noSavings, queryAuditSavings } from './compression-savings.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -41,7 +42,7 @@ function parseGroups(v: string | undefined): Group[] {
   return out;
 }
 
-const metrics = (r: Omit<GroupRow, 'p50' | 'p95'>) => ({
+const metrics = (r: Pick<GroupRow, 'calls' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'cost_usd' | 'errors'>) => ({
   calls: r.calls,
   input_tokens: r.input_tokens,
   output_tokens: r.output_tokens,
@@ -91,10 +92,9 @@ export function usageRoutes(app: FastifyInstance, ctx: AppContext): void {
       adminTeams: [...p.teams].filter(([, role]) => ADMIN.has(role)).map(([id]) => id),
       userId: p.userId, teamId, keyId: q.key,
     };
-    const [{ groups: rows, total, series }, savings] = await Promise.all([
-      readUsage(ctx.db, f, groups, interval, MAX_GROUPS),
-      readPriceOverrides(ctx.db).then((overrides) => querySavings(ctx.db, f, groups, overrides)),
-    ]);
+    const [{ groups: rows, total, series, compressed }, overrides] = await Promise.all([readUsage(ctx.db, f, groups, interval, MAX_GROUPS), readPriceOverrides(ctx.db)]);
+    const savings = await queryAuditSavings(ctx.db, f, groups, overrides);
+    addOnSavings(savings, groups, compressed, overrides);
     const truncated = rows.length > MAX_GROUPS;
     const page = rows.slice(0, MAX_GROUPS);
     const names = new Map<Group, Map<string, string>>();

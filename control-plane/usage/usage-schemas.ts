@@ -20,7 +20,10 @@ const SAVINGS = object({
   dollars_saved: { type: 'number', description: "USD: the saved tokens at the model's cache-read price (the floor)." },
   dollars_saved_uncached: { type: 'number', description: 'USD: the saved tokens as fresh input (the ceiling).' },
 });
-const COMPRESSION = object({ on: SAVINGS, audit_only: SAVINGS }, [], { description: 'What compression saved (on) and would have saved (audit-only); estimates.' });
+const COMPRESSION = object({
+  on: { ...SAVINGS, description: "Calls compressed in `on`: the usage records' estimated input tokens before and after compression." },
+  audit_only: { ...SAVINGS, description: 'Calls in `audit-only`: what `on` would have saved, computed after each answer (compression_records).' },
+}, [], { description: 'What compression saved (on) and would have saved (audit-only); token counts are estimates (characters / 4).' });
 
 /** One group: the grouped fields (those named in group_by, ids with their names) and the metrics. */
 const GROUP = object({

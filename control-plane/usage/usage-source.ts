@@ -3,7 +3,8 @@
  * usage records for the rest (usage-read-plan.ts), in one shape: the requested dimensions d0…dn, calls, errors,
  * the four token sums, cost (numeric, so that any order of addition gives the same figure), the packed latency
  * histogram (latency-histogram.ts) and, for raw rows only, the latency itself (for exact percentiles where nothing
- * is rolled up), and rolled_calls (calls that came from the rollups).
+ * is rolled up), rolled_calls (calls that came from the rollups), and the calls compressed in `on` with their
+ * estimated tokens before and after compression.
  */
 import { latencyBucketSql } from './latency-histogram.ts';
 import type { Range, ReadPlan } from './usage-read-plan.ts';
@@ -81,7 +82,10 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
     u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
     u.cache_write_tokens::bigint AS cache_write_tokens, u.cost_usd::numeric AS cost_usd,
-    (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = ${latencyBucketSql('u.latency_ms')}) AS hist, u.latency_ms, 0::bigint AS rolled_calls`;
+    (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = ${latencyBucketSql('u.latency_ms')}) AS hist, u.latency_ms, 0::bigint AS rolled_calls,
+    (u.compression_mode = 'on')::int::bigint AS compressed_calls,
+    CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END::bigint AS compression_tokens_before,
+    CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END::bigint AS compression_tokens_after`;
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
@@ -92,7 +96,8 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     if (plan.hours.length > 0) periods.push(`(r.period = '${hours}' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
     parts.push(`SELECT ${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
-      r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls
+      r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls,
+      r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after
       FROM usage_rollups r WHERE ${w.join(' AND ')}`);
   }
   if (plan.raw.length > 0) {

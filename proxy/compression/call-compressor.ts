@@ -84,6 +84,7 @@ export class CallCompressor {
     this.#schedule();
     if (plan.mode === 'audit-only') {
       this.#handle.answerHeader('mode=audit-only');
+      this.#handle.outcome = { mode: 'audit-only' };
       this.#pending = { model, provider, mode: 'audit-only', options: plan.options, upstreamStyle };
       return NONE;
     }
@@ -101,6 +102,7 @@ export class CallCompressor {
       return { warnings: [`The conversation was sent uncompressed: ${err instanceof Error ? err.message : String(err)}`] };
     }
     this.#handle.answerHeader(compressionHeaderValue(result));
+    this.#handle.outcome = { mode: 'on', tokensBefore: result.beforeTokens, tokensAfter: result.afterTokens };
     this.#pending = { model, provider, mode: 'on', options: plan.options, result, summary };
     // Once the compressor is active (a frontier), every turn is encoded from the model, changed or not, so that the
     // bytes of the history stay the same from turn to turn; below it, the client's bytes pass as they are.
@@ -144,6 +146,7 @@ export class CallCompressor {
 
   /** This attempt does not go through the compressor (an earlier attempt of the call may have). */
   #off(): AttemptCompression {
+    this.#handle.outcome = undefined;
     if (this.#pending !== undefined) {
       this.#handle.answerHeader(undefined);
       this.#pending = undefined;

@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../core/context.ts';
 import type { CompressionSettings } from '../../core/ai/compression-settings.ts';
+import type { UsageCompression } from '../metering/usage-record.ts';
 import { CompressionRecords, type CompressionRecord } from './compression-records.ts';
 import { SettingsSource } from './settings-source.ts';
 import { SummaryStore } from './summary-store.ts';
@@ -33,6 +34,8 @@ export class CompressionService {
 export class CallCompression {
   #service: CompressionService;
   #res: ServerResponse;
+  /** What the compressor did to the attempt last prepared, for the call's usage record; undefined: nothing (off). */
+  outcome: UsageCompression | undefined;
 
   constructor(service: CompressionService, res: ServerResponse) {
     this.#service = service;

@@ -33,7 +33,16 @@ export interface UsageRecord extends CallIdentity {
   latencyMs: number;
   ttfbMs: number | null;
   costUsd: number;
+  /** The call went through the compressor (proxy/compression/); absent: it did not (mode `off`). */
+  compression?: UsageCompression;
 }
+
+/**
+ * What the compressor did to the conversation that went upstream: in `on`, its estimated input tokens before and
+ * after (characters / 4 of the turns, as in `X-Svc-Compression`); in `audit-only` nothing yet, as the compressor
+ * runs after the answer (what it would have saved is in compression_records).
+ */
+export type UsageCompression = { mode: 'on'; tokensBefore: number; tokensAfter: number } | { mode: 'audit-only' };
 
 /** Fills the token and cost fields of a record from a Usage, pricing the served model. */
 export function withUsage(

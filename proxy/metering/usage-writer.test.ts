@@ -43,15 +43,24 @@ describe('the usage writer', () => {
   it('writes queued records with one INSERT of column arrays per batch', async () => {
     const { db, inserts } = fakeDb();
     const w = new UsageWriter(db, log, { flushMs: 20, batchSize: 500 });
-    for (let i = 0; i < 7; i++) void w.write(record(i));
+    for (let i = 0; i < 7; i++) {
+      // Compression: `on` with its tokens before and after, `audit-only` without, none (off).
+      const compression = i === 1 ? { mode: 'on' as const, tokensBefore: 40_000, tokensAfter: 12_000 } : i === 2 ? { mode: 'audit-only' as const } : undefined;
+      void w.write({ ...record(i), ...(compression ? { compression } : {}) });
+    }
     expect(inserts).toHaveLength(0);
     await new Promise((r) => setTimeout(r, 60));
     expect(inserts).toHaveLength(1);
-    expect(inserts[0].sql).toMatch(/^INSERT INTO usage_records \(record_id,at,key_id,.*\)\s+SELECT \* FROM unnest\(\$1::uuid\[\],\$2::timestamptz\[\],.*\$23::bool\[\]\)\s+ON CONFLICT \(record_id\) DO NOTHING$/);
-    expect(inserts[0].params).toHaveLength(23);
+    expect(inserts[0].sql).toMatch(/^INSERT INTO usage_records \(record_id,at,key_id,.*\)\s+SELECT \* FROM unnest\(\$1::uuid\[\],\$2::timestamptz\[\],.*\)\s+ON CONFLICT \(record_id[^)]*\) DO NOTHING$/);
+    const columns = /^INSERT INTO usage_records \(([^)]*)\)/.exec(inserts[0].sql)![1].split(',');
+    const column = (name: string) => inserts[0].params[columns.indexOf(name)];
+    expect(inserts[0].params).toHaveLength(columns.length);
     expect(inserts[0].params[2]).toBe('{"key_0","key_1","key_2","key_3","key_4","key_5","key_6"}');
     expect(inserts[0].params[19]).toBe('{1,1,1,1,1,1,1}');
     expect(inserts[0].params[17]).toBe('{NULL,NULL,NULL,NULL,NULL,NULL,NULL}');
+    expect(['compression_mode', 'compression_tokens_before', 'compression_tokens_after'].map(column)).toEqual([
+      '{NULL,"on","audit-only",NULL,NULL,NULL,NULL}', '{NULL,40000,NULL,NULL,NULL,NULL,NULL}', '{NULL,12000,NULL,NULL,NULL,NULL,NULL}',
+    ]);
     expect(new Set(keysOf(inserts[0].params[0])).size).toBe(7);
     expect(w.written).toBe(7);
   });

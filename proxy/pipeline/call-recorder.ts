@@ -140,6 +140,8 @@ export class CallRecorder {
       latencyMs: now - call.startedAt,
       ttfbMs: end.firstByteAt === undefined ? null : end.firstByteAt - call.startedAt,
       stream: call.stream,
+      // What the compressor did to the attempt that answered (tokens before and after, docs/compression.md).
+      ...(a && call.compression?.outcome ? { compression: call.compression.outcome } : {}),
     };
     const gw = this.#gw;
     const facts = call.facts;

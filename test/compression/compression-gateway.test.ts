@@ -264,6 +264,55 @@ describe('prefix stability over a 100-turn replay', () => {
   });
 });
 
+describe('usage records and the usage API', () => {
+  it('keep the tokens before and after compression of each call and show them, with what was saved (official SDKs, svc ai usage)', async () => {
+    await setCompression({ mode: 'on', rules: RULES });
+    const headerOf = (h: string | null) => {
+      const m = /^mode=on; before=(\d+); after=(\d+); estimated$/.exec(h ?? '');
+      expect(m, h ?? '').not.toBeNull();
+      return { before: Number(m![1]), after: Number(m![2]) };
+    };
+    const anthropic = new Anthropic({ apiKey: g.key, baseURL: g.s.url, maxRetries: 0 });
+    const messagesParams = sessionBody(session, TURNS, 'messages', 'claude-sonnet-4-6', { max_tokens: 64 }) as unknown as Anthropic.MessageCreateParamsNonStreaming;
+    const viaMessages = headerOf((await anthropic.messages.create(messagesParams).withResponse()).response.headers.get('x-svc-compression'));
+    const openai = new OpenAI({ apiKey: g.key, baseURL: `${g.s.url}/v1`, maxRetries: 0 });
+    const chatParams = sessionBody(session, TURNS, 'chat', 'claude-sonnet-4-6') as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
+    const viaChat = headerOf((await openai.chat.completions.create(chatParams).withResponse()).response.headers.get('x-svc-compression'));
+    expect(viaMessages.after).toBeLessThan(viaMessages.before);
+    expect(viaChat.after).toBeLessThan(viaChat.before);
+    await anthropic.messages.create(messagesParams, { headers: { 'x-svc-compress': 'audit-only' } });
+    await anthropic.messages.create(messagesParams, { headers: { 'x-svc-compress': 'off' } });
+
+    // The record is durable before the answer's last byte: the four calls' records, in order.
+    type Row = { compression_mode: string | null; compression_tokens_before: number | null; compression_tokens_after: number | null };
+    const last = await g.s.db.query<Row>(
+      'SELECT compression_mode, compression_tokens_before, compression_tokens_after FROM usage_records WHERE key_id = $1 ORDER BY at DESC, id DESC LIMIT 4', [g.keyId]);
+    expect(last.rows.reverse()).toEqual([
+      { compression_mode: 'on', compression_tokens_before: viaMessages.before, compression_tokens_after: viaMessages.after },
+      { compression_mode: 'on', compression_tokens_before: viaChat.before, compression_tokens_after: viaChat.after },
+      { compression_mode: 'audit-only', compression_tokens_before: null, compression_tokens_after: null },
+      { compression_mode: null, compression_tokens_before: null, compression_tokens_after: null },
+    ]);
+
+    // GET /api/v1/usage sums the records' figures: every call of this key compressed in `on` so far.
+    const all = (await g.s.db.query<{ calls: number; before: number; after: number }>(
+      "SELECT count(*)::int AS calls, sum(compression_tokens_before)::int AS before, sum(compression_tokens_after)::int AS after FROM usage_records WHERE key_id = $1 AND compression_mode = 'on'", [g.keyId])).rows[0];
+    const usage = (await g.s.api('GET', `/api/v1/usage?days=1&group_by=model&key=${g.keyId}`)).json();
+    expect(usage.totals.compression.on).toMatchObject({ calls: all.calls, tokens_before: all.before, tokens_after: all.after, tokens_saved: all.before - all.after });
+    expect(usage.totals.compression.on.dollars_saved).toBeGreaterThan(0);
+    const sonnet = usage.groups.find((x: { model: string }) => x.model === 'claude-sonnet-4-6');
+    expect(sonnet.compression.on).toEqual(usage.totals.compression.on);
+
+    const cli = await runSvc(['ai', 'usage', '--days', '1', '--by', 'model', '--key', g.keyId], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
+    expect(cli.code, cli.stderr).toBe(0);
+    const n = (v: number) => v.toLocaleString('en-US');
+    const row = cli.stdout.split('\n').find((l) => l.startsWith('claude-sonnet-4-6')) ?? '';
+    expect(cli.stdout).toMatch(/COMPRESSED +BEFORE → AFTER +SAVED/);
+    expect(row).toContain(`${n(all.before)} → ${n(all.after)}`);
+    expect(row).toContain(`${n(all.before - all.after)} (${Math.round(((all.before - all.after) / all.before) * 100)} %)`);
+  });
+});
+
 describe('savings report', () => {
   it('shows tokens and dollars saved per key and model, in on and in audit-only, and the cache breaks', async () => {
     await setCompression({ mode: 'on', rules: RULES });
@@ -275,7 +324,8 @@ describe('savings report', () => {
       const res = await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=key');
       expect(res.statusCode, res.body).toBe(200);
       items = res.json().items;
-      const calls = (await g.s.db.query<{ n: number }>("SELECT count(*)::int AS n FROM compression_records WHERE key_id = $1", [g.keyId])).rows[0].n;
+      // Every call is in usage_records before its answer ends; its compression record is written after it.
+      const calls = (await g.s.db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_records WHERE key_id = $1 AND compression_mode IS NOT NULL", [g.keyId])).rows[0].n;
       if (items.reduce((n, i) => n + i.calls, 0) >= calls && calls > 0 && items.some((i) => i.mode === 'audit-only') && items.some((i) => i.mode === 'on')) break;
       if (Date.now() > deadline) throw new Error(`the report did not show both modes: ${JSON.stringify(items)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -297,7 +347,7 @@ describe('savings report', () => {
     }
     const cli = await runSvc(['ai', 'usage', '--days', '1', '--key', g.keyId], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).toMatch(/Compression saved: [\d,]+ input tokens \(\d+ %\) over \d+ calls, \$[\d.]+ to \$[\d.]+/);
+    expect(cli.stdout).toMatch(/Compression saved: [\d,]+ input tokens \(\d+ %\) over \d+ calls \([\d,]+ → [\d,]+\), \$[\d.]+ to \$[\d.]+/);
     expect(cli.stdout).toContain('Compression would have saved (audit-only):');
     const byModel = (await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=model')).json();
     expect(byModel.items.map((i: { group: string }) => i.group)).toContain('claude-sonnet-4-6');

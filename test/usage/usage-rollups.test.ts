@@ -49,7 +49,10 @@ afterAll(async () => {
 });
 
 const keyOf = (r: GroupRow, n: number) => JSON.stringify([r.g0, r.g1, r.g2, r.g3].slice(0, n));
-const sums = (r: Omit<GroupRow, 'p50' | 'p95'>) => [r.calls, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd, r.errors];
+const sums = (r: Omit<GroupRow, 'p50' | 'p95'>) => [
+  r.calls, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd, r.errors,
+  r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after,
+];
 
 /** Rollups and raw give the same sums for every grouping and both intervals; percentiles within the bound. */
 async function expectSameAsRaw(f: UsageFilter): Promise<number> {
@@ -68,6 +71,9 @@ async function expectSameAsRaw(f: UsageFilter): Promise<number> {
         compared++;
       }
       expect(sums(fast.total)).toEqual(sums(raw.total));
+      // The compressed calls split by model, to price the savings: the same rows either way.
+      const byModel = (rows: typeof fast.compressed) => rows.map((c) => JSON.stringify(c)).sort();
+      expect(byModel(fast.compressed)).toEqual(byModel(raw.compressed));
       expect(fast.series.map((s) => [s.bucket_ms, ...sums(s)])).toEqual(raw.series.map((s) => [s.bucket_ms, ...sums(s)]));
     }
   }
@@ -90,6 +96,14 @@ describe('usage rollups', () => {
     const fast = await readUsage(db, superuser(from, NOW + 1), [], 'day', 1);
     const ind = await independentTotal(from, NOW + 1);
     expect([fast.total.calls, fast.total.cost_usd]).toEqual([ind.calls, ind.cost]);
+    // Calls compressed in `on`, with their tokens before and after compression, against a plain query.
+    const compressed = await db.query<{ calls: number; before: number; after: number }>(
+      "SELECT count(*)::int AS calls, sum(compression_tokens_before)::float8 AS before, sum(compression_tokens_after)::float8 AS after FROM usage_records WHERE compression_mode = 'on' AND at >= $1 AND at < $2",
+      [new Date(from), new Date(NOW + 1)],
+    );
+    expect(compressed.rows[0].calls).toBeGreaterThan(1000);
+    expect([fast.total.compressed_calls, fast.total.compression_tokens_before, fast.total.compression_tokens_after]).toEqual([compressed.rows[0].calls, compressed.rows[0].before, compressed.rows[0].after]);
+    expect(fast.compressed.reduce((a, c) => a + c.tokens_before - c.tokens_after, 0)).toBe(compressed.rows[0].before - compressed.rows[0].after);
     // The daily series against a plain query of the records.
     const days = await db.query<{ t: number; calls: number; cost: number }>(
       "SELECT (extract(epoch FROM date_trunc('day', at, 'UTC')) * 1000)::float8 AS t, count(*)::int AS calls, sum(cost_usd::numeric)::float8 AS cost FROM usage_records WHERE at >= $1 AND at < $2 GROUP BY 1 ORDER BY 1",
