@@ -33,6 +33,7 @@ import { listTeamsTool, listTokensTool } from './mcp/identity-tools.ts';
 import { GATEWAY_TOOLS } from './mcp/gateway/gateway-tools.ts';
 import { aiRoutes } from './ai/ai-routes.ts';
 import { usageRoutes } from './usage/usage-routes.ts';
+import { partitionsJob } from './storage/partitions-job.ts';
 import { usageRollupsJob } from './usage/roll-up-usage.ts';
 import { callsRoutes } from './calls/calls-routes.ts';
 import { accountSearch, aliasSearch, keySearch } from './ai/ai-search.ts';
@@ -73,6 +74,7 @@ export function controlPlanePlugin(ctx: AppContext, scheduler: Scheduler) {
     aiRoutes(app, ctx);
     usageRoutes(app, ctx);
     scheduler.add(usageRollupsJob());
+    scheduler.add(partitionsJob());
     compressionRoutes(app, ctx);
     callsRoutes(app, ctx, scheduler);
     const links = installLinks(app, ctx, { scheduler, ring: accessTokens.ring });

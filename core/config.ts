@@ -31,6 +31,11 @@ export interface Config {
   /** Retention (docs/webhooks.md): days a handled outbox event, and a finished webhook delivery, are kept. */
   outboxRetentionDays: number;
   webhookDeliveryRetentionDays: number;
+  /**
+   * Days a gateway usage record is kept (docs/operations.md#partitioned-storage); the hourly and daily rollups that
+   * analytics read outlive it. At least 32, so the current month's spend can always be counted again.
+   */
+  usageRetentionDays: number;
   bodyLimitBytes: number;
   /** Which peers may name the client in X-Forwarded-For (fastify's trustProxy: true, false or addresses). */
   trustProxy: boolean | string;
@@ -235,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestBodyTimeoutMs: int(env, 'SVC_REQUEST_BODY_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     outboxRetentionDays: int(env, 'SVC_OUTBOX_RETENTION_DAYS', 7, 1, 36_500),
     webhookDeliveryRetentionDays: int(env, 'SVC_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500),
+    usageRetentionDays: int(env, 'SVC_USAGE_RETENTION_DAYS', 90, 32, 36_500),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: trustProxy(env.SVC_TRUST_PROXY),
     upstreamTimeoutMs: int(env, 'SVC_UPSTREAM_TIMEOUT_MS', 600_000, 1000, 3_600_000),

@@ -15,6 +15,8 @@ import { LOCKS, type HeldLock } from './db/db.ts';
 export interface Job {
   name: string;
   everyMs: number;
+  /** The first run after this long as leader instead of at once (work that can wait past a short-lived node). */
+  firstAfterMs?: number;
   run(ctx: AppContext): Promise<void>;
 }
 
@@ -132,7 +134,8 @@ export class Scheduler {
       this.#running.add(p);
     };
     this.#termTimers.push(setInterval(tick, job.everyMs).unref());
-    tick();
+    if (job.firstAfterMs === undefined) tick();
+    else this.#termTimers.push(setTimeout(tick, job.firstAfterMs).unref());
   }
 
   /** Runs one job now on this node (tests, and `refresh now` endpoints). */

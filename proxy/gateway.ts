@@ -47,6 +47,7 @@ export function createGateway(ctx: AppContext, opts: GatewayOptions = {}): Gatew
     maxQueued: ctx.config.usageMaxQueued,
     journal: { dir: join(ctx.config.dataDir, 'journal', 'usage'), maxBytes: ctx.config.journalMaxBytes },
     openCalls: { nodeId: opts.nodeId, leaseMs: ctx.config.openCallLeaseMs },
+    retentionDays: ctx.config.usageRetentionDays,
     ...opts.usage,
   });
   // /healthz: a node whose usage backlog is full refuses every call (usage_backlog), so it does not keep requests.

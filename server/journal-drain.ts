@@ -31,7 +31,7 @@ export async function drainJournals(ctx: AppContext, out: (line: string) => void
       return { replay: () => ingest.deps.writer.replay(), drain: () => ingest.drain(), replayed: () => ingest.deps.writer.stats.replayed };
     },
     usage: () => {
-      const w = new UsageWriter(ctx.db, ctx.log, { journal: journal('usage') });
+      const w = new UsageWriter(ctx.db, ctx.log, { journal: journal('usage'), retentionDays: ctx.config.usageRetentionDays });
       return { replay: () => w.replay(), drain: () => w.drain(), replayed: () => w.written };
     },
     'call-bodies': () => {

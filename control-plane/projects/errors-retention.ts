@@ -7,11 +7,11 @@
  * - issues, their counters (count, people, first/last seen and release) and releases stay.
  *
  * Times come from ctx.clock, so tests move a ManualClock instead of waiting. Events are looked up through
- * (project_id, received_at), the index the events table is shaped around (time partitions could replace the
- * batches later: dropping a partition is the same rule).
+ * (project_id, received_at), the index the events table is shaped around.
  */
 import type { AppContext } from '../../core/context.ts';
 import { deleteInBatches } from '../../core/db/delete-in-batches.ts';
+import { deleteExpiredRows } from '../../core/db/partitions.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { HOURLY_KEPT_DAYS } from './issue-hourly.ts';
 
@@ -38,27 +38,50 @@ export function retentionJob(batch = RETENTION_BATCH): Job {
   };
 }
 
-/** Deletes in batches until nothing past retention is left; returns how many rows went. */
+/**
+ * Deletes in batches until nothing past retention is left; returns how many rows went. The events and outcomes
+ * tables are partitioned by day of expiry, and whole partitions are dropped by the partitions job
+ * (partitions-job.ts); row by row go only what lives outside a day partition: rows of the table from before
+ * partitioning (its rows all share one expiry, their real retention is applied here until it is dropped), and rows
+ * already expired in today's partition or waiting in the default one. Each is deleted through its own table (a
+ * ctid names a row within one table only), and so are the claimed event ids whose event has expired.
+ */
 export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Promise<RetentionResult> {
   const now = ctx.clock.now();
   const result: RetentionResult = { events: 0, hourly: 0, outcomes: 0 };
   const projects = await ctx.db.query<{ id: number; retention_days: number }>('SELECT id, retention_days FROM projects ORDER BY id');
-  for (const p of projects.rows) {
+  const legacy = (await existing(ctx, ['events_legacy'])).length > 0;
+  for (const p of legacy ? projects.rows : []) {
     const cutoff = new Date(now - p.retention_days * DAY_MS);
     result.events += await deleteInBatches(() => ctx.db.query(
-      `DELETE FROM events WHERE ctid = ANY(ARRAY(
-         SELECT ctid FROM events WHERE project_id = $1 AND received_at < $2 LIMIT $3))`,
+      `DELETE FROM events_legacy WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM events_legacy WHERE project_id = $1 AND received_at < $2 LIMIT $3))`,
       [p.id, cutoff, batch],
     ), batch);
   }
+  result.events += await deleteExpiredRows(ctx.db, 'events', now, batch);
+  await deleteInBatches(() => ctx.db.query(
+    `DELETE FROM event_ids WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_ids WHERE expires_at <= $1 LIMIT $2))`,
+    [new Date(now), batch],
+  ), batch);
   const hourCutoff = new Date(now - HOURLY_KEPT_DAYS * DAY_MS);
   result.hourly = await deleteInBatches(() => ctx.db.query(
     `DELETE FROM issue_hourly WHERE ctid = ANY(ARRAY(SELECT ctid FROM issue_hourly WHERE hour < $1 LIMIT $2))`,
     [hourCutoff, batch],
   ), batch);
-  result.outcomes = await deleteInBatches(() => ctx.db.query(
-    `DELETE FROM ingest_outcomes WHERE ctid = ANY(ARRAY(SELECT ctid FROM ingest_outcomes WHERE hour < $1 LIMIT $2))`,
-    [hourCutoff, batch],
-  ), batch);
+  if ((await existing(ctx, ['ingest_outcomes_legacy'])).length > 0) {
+    result.outcomes += await deleteInBatches(() => ctx.db.query(
+      `DELETE FROM ingest_outcomes_legacy WHERE ctid = ANY(ARRAY(SELECT ctid FROM ingest_outcomes_legacy WHERE hour < $1 LIMIT $2))`,
+      [hourCutoff, batch],
+    ), batch);
+  }
+  result.outcomes += await deleteExpiredRows(ctx.db, 'ingest_outcomes', now, batch);
   return result;
+}
+
+/** The tables of the list that exist (a legacy partition is gone once its bound has passed). */
+async function existing(ctx: AppContext, tables: string[]): Promise<string[]> {
+  const r = await ctx.db.query<{ name: string }>('SELECT relname AS name FROM pg_class WHERE relname = ANY($1) AND relkind = $2', [tables, 'r']);
+  const found = new Set(r.rows.map((x) => x.name));
+  return tables.filter((t) => found.has(t));
 }

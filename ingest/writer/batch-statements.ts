@@ -71,16 +71,33 @@ async function issueIds(q: Queryable, keys: Array<{ project_id: number; fingerpr
  * Inserts the events (rows from prepare-batch.ts, each naming its issue by fingerprint: the issues exist by now);
  * a repeated (project, event_id) is skipped. Returns the keys actually inserted. `rows` is JSON text, or its UTF-8
  * bytes (pg sends a Buffer parameter in binary format, which for text is the bytes themselves).
+ *
+ * Each event expires at its arrival plus its project's retention (the events table is partitioned by that day,
+ * core/db/partitions.ts). A partitioned table holds no unique key on (project, event_id), so an id is claimed in
+ * event_ids first and only the events whose claim succeeded are inserted; while the table from before partitioning
+ * is still attached (events_legacy, bound in partition_legacy), its ids are checked too, through its primary key.
  */
 export async function insertEvents(q: Queryable, rows: string | Buffer): Promise<Set<string>> {
   const r = await q.query<{ project_id: number; event_id: string }>(
-    `INSERT INTO events (project_id, event_id, issue_id, timestamp, received_at, level, release, environment, title, data)
-     SELECT x.project_id, x.event_id, i.id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data
-     FROM jsonb_to_recordset($1::text::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
-       received_at timestamptz, level text, release text, environment text, title text, data jsonb)
-     JOIN issues i ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint
-     ORDER BY x.project_id, x.event_id
-     ON CONFLICT (project_id, event_id) DO NOTHING
+    `WITH x AS MATERIALIZED (
+       SELECT x.project_id, x.event_id, i.id AS issue_id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data,
+         x.received_at + make_interval(secs => p.retention_days * 86400) AS expires_at
+       FROM jsonb_to_recordset($1::text::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
+         received_at timestamptz, level text, release text, environment text, title text, data jsonb)
+       JOIN issues i ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint
+       JOIN projects p ON p.id = x.project_id
+     ), claimed AS (
+       INSERT INTO event_ids (project_id, event_id, expires_at)
+       SELECT x.project_id, x.event_id, x.expires_at FROM x
+       WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.project_id = x.project_id AND e.event_id = x.event_id
+         AND e.expires_at < (SELECT until FROM partition_legacy WHERE table_name = 'events'))
+       ORDER BY x.project_id, x.event_id
+       ON CONFLICT DO NOTHING
+       RETURNING project_id, event_id
+     )
+     INSERT INTO events (project_id, event_id, issue_id, timestamp, received_at, level, release, environment, title, data, expires_at)
+     SELECT x.project_id, x.event_id, x.issue_id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data, x.expires_at
+     FROM x JOIN claimed c ON c.project_id = x.project_id AND c.event_id = x.event_id
      RETURNING project_id, event_id`,
     [rows],
   );

@@ -37,12 +37,13 @@ const UPDATE_ISSUES = (rows: string, now: string) => `UPDATE issues i SET
        state_changed boolean, spike_hour timestamptz)
      WHERE i.id = x.id`;
 
-const ADD_OUTCOMES = (rows: string) => `INSERT INTO ingest_outcomes (project_id, hour, outcome, reason, category, quantity)
-     SELECT x.project_id, x.hour, x.outcome, x.reason, x.category, x.quantity
+// An hour's counts expire with the stats' horizon (HOURLY_KEPT_DAYS, 90 days), so the upsert key may include it.
+const ADD_OUTCOMES = (rows: string) => `INSERT INTO ingest_outcomes (project_id, hour, outcome, reason, category, quantity, expires_at)
+     SELECT x.project_id, x.hour, x.outcome, x.reason, x.category, x.quantity, x.hour + make_interval(secs => 90 * 86400)
      FROM jsonb_to_recordset(${rows}::jsonb) AS x(project_id bigint, hour timestamptz, outcome text, reason text, category text, quantity bigint)
      WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = x.project_id)
      ORDER BY x.project_id, x.hour, x.outcome, x.reason, x.category
-     ON CONFLICT (project_id, hour, outcome, reason, category) DO UPDATE SET quantity = ingest_outcomes.quantity + EXCLUDED.quantity`;
+     ON CONFLICT (project_id, hour, outcome, reason, category, expires_at) DO UPDATE SET quantity = ingest_outcomes.quantity + EXCLUDED.quantity`;
 
 const DELETE_INBOX = (ids: string) => `DELETE FROM ingest_inbox WHERE id = ANY(${ids}::uuid[])`;
 

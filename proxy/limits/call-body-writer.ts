@@ -59,7 +59,7 @@ function insertSql(n: number): string {
     SELECT ${COLUMNS.map(([n]) => `v.${n}`).join(', ')} FROM (VALUES ${rows.join(',')}) AS v(${NAMES})
       JOIN gateway_keys g ON g.id = v.key_id AND g.log_bodies <> 'off'
     FOR SHARE OF g
-    ON CONFLICT (id) DO NOTHING`;
+    ON CONFLICT (id, expires_at) DO NOTHING`;
 }
 
 const sizeOf = (r: CallBodyRow) => r.request.length + (r.response?.length ?? 0) + 256;

@@ -132,7 +132,7 @@ describe('open calls through the usage writer', () => {
     expect((await openRows('late')).map((r) => r.record_id)).toEqual([id]);
     await until(async () => (await openRows('late'))[0].lease_s < 0, 10_000);
     expect((await openRows('late-other'))[0].lease_s).toBeGreaterThan(0);
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     expect(await openRows('late')).toEqual([]);
     expect(await records('late')).toMatchObject([{ record_id: id, error_code: null, usage_source: 'reported' }]);
     await live.drain();
@@ -171,17 +171,17 @@ describe('the leader turning lost calls into records', () => {
     await w.open(id, openCall('lost'));
     await w.open(randomUUID(), openCall('lost-live'));
     // Within their lease, calls are left alone.
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     expect(await openRows('lost')).toHaveLength(1);
     await expire('lost');
-    const r = await closeLostCalls(tdb.db);
+    const r = await closeLostCalls(tdb.db, 90);
     expect(r.closed).toBeGreaterThanOrEqual(1);
     expect(await openRows('lost')).toEqual([]);
     expect(await openRows('lost-live')).toHaveLength(1);
     const rows = await records('lost');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ record_id: id, status: 200, error_code: 'node_lost', usage_source: 'estimated', input_tokens: 250, output_tokens: 4096, cost_usd: 0.0025, ttfb_ms: null });
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     expect(await records('lost')).toHaveLength(1);
     await w.drain();
   });
@@ -194,7 +194,7 @@ describe('the leader turning lost calls into records', () => {
     await tdb.db.query(
       `INSERT INTO usage_open_calls (record_id, node_id, lease_until, renewed_at, at, key_id, team_id, model, client_style, stream, input_tokens, output_tokens, cost_usd)
        VALUES ($1, 'node-x', now() - interval '1 second', now(), now(), 'key_open', 'both', 'm', 'chat', true, 1, 1, 1)`, [id]);
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     expect(await openRows('both')).toEqual([]);
     expect(await records('both')).toMatchObject([{ record_id: id, error_code: null, usage_source: 'reported' }]);
     await w.drain();
@@ -205,7 +205,7 @@ describe('the leader turning lost calls into records', () => {
     const id = randomUUID();
     await w.open(id, openCall('revived'));
     await expire('revived');
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     const [estimated] = await records('revived');
     expect(estimated.error_code).toBe('node_lost');
     await w.write(record('revived'), id);
@@ -237,9 +237,9 @@ describe('open calls in the journal', () => {
     const [open] = await openRows('killed');
     expect(open.node_id).toBe('node-killed');
     expect(open.lease_s).toBeGreaterThan(0.5);
-    await closeLostCalls(tdb.db);
+    await closeLostCalls(tdb.db, 90);
     expect(await openRows('killed')).toHaveLength(1);
-    await until(async () => (await closeLostCalls(tdb.db), (await records('killed')).length === 1), 10_000);
+    await until(async () => (await closeLostCalls(tdb.db, 90), (await records('killed')).length === 1), 10_000);
     expect((await records('killed'))[0]).toMatchObject({ record_id: id, error_code: 'node_lost', usage_source: 'estimated' });
     expect(await openRows('killed')).toEqual([]);
     await restarted.drain();
