@@ -41,6 +41,8 @@ export interface UsageWriterOptions {
   journal?: { dir: string; maxBytes: number };
   /** Open calls: the node that owns (renews) them, and their lease. Defaults: a random id, 60 s. */
   openCalls?: { nodeId?: string; leaseMs?: number };
+  /** Days a record is kept (SVC_USAGE_RETENTION_DAYS); default 90. */
+  retentionDays?: number;
 }
 
 /** A record with the id that makes its write idempotent; `closes` when this node wrote an open row for it. */
@@ -69,15 +71,25 @@ const COLUMNS: readonly (readonly [string, string])[] = [
   ['cache_read_tokens', 'int'], ['cache_write_tokens', 'int'], ['reasoning_tokens', 'int'], ['usage_source', 'text'],
   ['latency_ms', 'int'], ['ttfb_ms', 'int'], ['cost_usd', 'float8'], ['stream', 'bool'],
   ['compression_mode', 'text'], ['compression_tokens_before', 'int'], ['compression_tokens_after', 'int'],
+  ['expires_at', 'timestamptz'],
 ];
 
-function values({ id, record: r }: StampedRecord): unknown[] {
+/**
+ * The record's expiry (its partition, core/db/partitions.ts) follows from its time alone, so a write repeated after a
+ * crash has the same one and the unique (record_id, expires_at) stores it once.
+ */
+export function usageExpiry(at: Date, retentionDays: number): Date {
+  return new Date(at.getTime() + retentionDays * 86_400_000);
+}
+
+function values({ id, record: r }: StampedRecord, retentionDays: number): unknown[] {
   return [
     id, r.at, r.keyId, r.teamId, r.model, r.servedModel, r.alias, r.provider, r.accountId, r.clientStyle,
     r.upstreamStyle, r.status, r.errorCode, r.inputTokens, r.outputTokens, r.cacheReadTokens,
     r.cacheWriteTokens, r.reasoningTokens, r.usageSource, Math.round(r.latencyMs), r.ttfbMs === null ? null : Math.round(r.ttfbMs),
     r.costUsd, r.stream, r.compression?.mode ?? null,
     r.compression?.mode === 'on' ? r.compression.tokensBefore : null, r.compression?.mode === 'on' ? r.compression.tokensAfter : null,
+    usageExpiry(r.at, retentionDays),
   ];
 }
 
@@ -89,7 +101,7 @@ function values({ id, record: r }: StampedRecord): unknown[] {
  */
 const INSERT = `INSERT INTO usage_records (${COLUMNS.map(([c]) => c).join(',')})
   SELECT * FROM unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
-  ON CONFLICT (record_id) DO NOTHING`;
+  ON CONFLICT (record_id, expires_at) DO NOTHING`;
 
 /**
  * Batches with open calls, or with records that close one: each in one statement (one round trip, one
@@ -114,7 +126,7 @@ const arrays = (cols: readonly (readonly [string, string])[], from: number) => c
 const names = (cols: readonly (readonly [string, string])[]) => cols.map(([c]) => c).join(',');
 const RECORDS_UPSERT = `INSERT INTO usage_records (${names(COLUMNS)})
   SELECT * FROM unnest(${arrays(COLUMNS, 1)})
-  ON CONFLICT (record_id) DO UPDATE SET ${COLUMNS.slice(1).map(([c]) => `${c} = EXCLUDED.${c}`).join(', ')}, written_xid = DEFAULT
+  ON CONFLICT (record_id, expires_at) DO UPDATE SET ${COLUMNS.slice(1).map(([c]) => `${c} = EXCLUDED.${c}`).join(', ')}, written_xid = DEFAULT
   WHERE usage_records.error_code = 'node_lost' AND usage_records.usage_source = 'estimated'`;
 const openInsert = (from: number, lease: number, skipIds: string) => `INSERT INTO usage_open_calls (${names(OPEN_COLUMNS)}, lease_until, renewed_at)
   SELECT o.*, now() + make_interval(secs => $${lease}::float8), now()
@@ -180,6 +192,7 @@ export class UsageWriter {
   #open = new Set<string>();
   #renewTimer: NodeJS.Timeout | undefined;
   #renewFailing = false;
+  #values: (r: StampedRecord) => unknown[];
 
   constructor(db: Db, log: Logger, options: UsageWriterOptions = {}) {
     this.#db = db;
@@ -187,6 +200,8 @@ export class UsageWriter {
     this.#maxQueued = options.maxQueued ?? 50_000;
     this.nodeId = options.openCalls?.nodeId ?? randomHex(4);
     this.#leaseS = (options.openCalls?.leaseMs ?? 60_000) / 1000;
+    const retentionDays = options.retentionDays ?? 90;
+    this.#values = (r) => values(r, retentionDays);
     this.#rows = new DurableWriter<UsageRow>({
       name: 'usage',
       log,
@@ -309,7 +324,7 @@ export class UsageWriter {
       }
     }
     if (opens === undefined && !closes) {
-      await this.#db.query(INSERT, columnsOf(records, COLUMNS.length, values), { name: 'svc_usage_insert' });
+      await this.#db.query(INSERT, columnsOf(records, COLUMNS.length, this.#values), { name: 'svc_usage_insert' });
       return;
     }
     const open = [...(opens?.values() ?? [])];
@@ -320,7 +335,7 @@ export class UsageWriter {
     }
     // ON CONFLICT DO UPDATE may touch a row once per statement: one row per id (a replayed segment may repeat one).
     if (new Set(records.map((r) => r.id)).size < records.length) records = [...new Map(records.map((r) => [r.id, r])).values()];
-    const recordParams = columnsOf(records, COLUMNS.length, values);
+    const recordParams = columnsOf(records, COLUMNS.length, this.#values);
     const closing = arrayLiteral(records.filter((r) => r.closes).map((r) => r.id));
     if (open.length === 0) await this.#db.query(INSERT_CLOSING, [...recordParams, closing], { name: 'svc_usage_insert_closing' });
     else await this.#db.query(INSERT_BOTH, [...recordParams, ...openParams(), closing], { name: 'svc_usage_insert_open' });
