@@ -1,5 +1,5 @@
 /**
- * Opens everything a node needs: the database (real Postgres or the embedded one under the data dir), migrations,
+ * Opens everything a node needs: the database (a Postgres server or the embedded one under the data dir), migrations,
  * the counters (Redis or in-memory), the cache bus and the secret key.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import type { Counters } from '../core/counters/counters.ts';
 import { setCursorKey } from '../core/cursor.ts';
 import type { Db } from '../core/db/db.ts';
 import { createEmbeddedDb } from '../core/db/embedded-db.ts';
+import { UPGRADE_ENV } from '../core/db/major-upgrade.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { createPgDb } from '../core/db/pg-db.ts';
 import { isTransientDbError } from '../core/db/transient-db-error.ts';
@@ -31,8 +32,22 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-export async function openDb(config: Config): Promise<Db> {
-  return config.databaseUrl ? createPgDb(config.databaseUrl) : createEmbeddedDb(join(config.dataDir, 'pg'));
+/**
+ * DATABASE_URL's server, or the embedded default: Postgres as a child process with its cluster under the data dir
+ * (a PGlite directory of an earlier version is migrated on the way). If that child dies, the node cannot serve: it
+ * exits, and its supervisor starts both again.
+ */
+export async function openDb(config: Config, log: Logger): Promise<Db> {
+  if (config.databaseUrl) return createPgDb(config.databaseUrl);
+  return createEmbeddedDb(config.dataDir, {
+    log,
+    migrationsDir: MIGRATIONS_DIR,
+    upgradeFrom: process.env[UPGRADE_ENV] || undefined,
+    onCrash: (code, lastLog) => {
+      log.fatal({ code, postgres_log: lastLog }, 'the embedded database exited; stopping the node');
+      process.exit(1);
+    },
+  });
 }
 
 /** On a single node without SVC_SECRET_KEY, a key is generated once into the data dir (mode 600). */
@@ -48,7 +63,7 @@ function secretKeyOf(config: Config): string {
 
 export async function openContext(config: Config, log: Logger, opts: { clock?: Clock; db?: Db; counters?: Counters } = {}): Promise<AppContext> {
   const clock = opts.clock ?? systemClock;
-  const db = opts.db ?? (await openDb(config));
+  const db = opts.db ?? (await openDb(config, log));
   const applied = await untilReachable(() => migrate(db, MIGRATIONS_DIR), log);
   if (applied.length) log.info({ migrations: applied }, 'applied migrations');
   let counters = opts.counters;

@@ -32,7 +32,7 @@ export async function main(): Promise<void> {
   if (publicUrlWarning) log.warn(publicUrlWarning);
 
   if (command === 'migrate') {
-    const db = await openDb(config);
+    const db = await openDb(config, log);
     const applied = await migrate(db, MIGRATIONS_DIR, (name) => process.stdout.write(`applied ${name}\n`));
     process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'database is up to date\n');
     await db.close();

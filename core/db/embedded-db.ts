@@ -1,69 +1,50 @@
 /**
- * Db on the embedded Postgres (PGlite) kept under the data directory. One connection: PGlite serialises queries
- * itself; transactions get their own exclusive turn. It serves one process only (several nodes need DATABASE_URL).
+ * The embedded default (no DATABASE_URL): a real Postgres run by svc as a child process (core/db/child-postgres.ts)
+ * with its cluster in `<data dir>/postgres`, reached over a Unix socket through the same pg pool as a Postgres
+ * server (core/db/pg-db.ts). It serves one node only (several nodes need DATABASE_URL).
+ *
+ * Before it starts, two kinds of data directory are brought over by a logical copy (core/db/copy-database.ts):
+ * - `<data dir>/pg`, written by PGlite (the embedded engine before this one): core/db/pglite-migration.ts;
+ * - a cluster of an older major than the installed binaries: core/db/major-upgrade.ts, with the older binaries the
+ *   operator names in SVC_EMBEDDED_UPGRADE_FROM; without them svc refuses to start and says what to run.
  */
-import { mkdirSync } from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import type { Db, Queryable, QueryResult } from './db.ts';
+import { join } from 'node:path';
+import type { Logger } from '../logger.ts';
+import { startChildPostgres } from './child-postgres.ts';
+import type { Db } from './db.ts';
+import { upgradeIfNeeded } from './major-upgrade.ts';
+import { createPgDb } from './pg-db.ts';
+import { migrateFromPgliteIfPresent } from './pglite-migration.ts';
 
-export async function createEmbeddedDb(dir: string | 'memory'): Promise<Db> {
-  if (dir !== 'memory') mkdirSync(dir, { recursive: true });
-  const pg = new PGlite(dir === 'memory' ? 'memory://' : dir);
-  await pg.waitReady;
+export interface EmbeddedDbOptions {
+  log: Logger;
+  /** The directory of svc's migrations (the copies apply the same ones). */
+  migrationsDir: string;
+  /** The previous major's bin directory (initdb, postgres), for an upgrade across majors. */
+  upgradeFrom?: string;
+  /** Called if the database exits while svc runs (the node cannot serve without it). */
+  onCrash?: (code: number | null, lastLog: string) => void;
+}
 
-  const wrap = (t: Transaction): Queryable => ({
-    query: async <T>(sql: string, params?: readonly unknown[]) => {
-      const r = await t.query<T>(sql, params as unknown[]);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
-    },
-    exec: async (sql: string) => {
-      await t.exec(sql);
-    },
-  });
-  // In one process an advisory lock is only a mutex; PGlite's single session would let itself re-enter.
-  const held = new Map<number, Promise<void>>();
+/** Connections of the node's pool: each is a backend process of the child server, with its own memory. */
+const POOL = 5;
 
+export const postgresDir = (dataDir: string) => join(dataDir, 'postgres');
+
+export async function createEmbeddedDb(dataDir: string, opts: EmbeddedDbOptions): Promise<Db> {
+  const dir = postgresDir(dataDir);
+  const progress = (msg: string) => opts.log.info(`embedded database: ${msg}`);
+  await migrateFromPgliteIfPresent(dataDir, dir, opts.migrationsDir, progress);
+  await upgradeIfNeeded(dir, opts.upgradeFrom, opts.migrationsDir, progress);
+  const server = await startChildPostgres(dir, { log: progress });
+  if (opts.onCrash) server.onUnexpectedExit(opts.onCrash);
+  const db = createPgDb(server.url, POOL);
   return {
+    ...db,
     kind: 'embedded',
-    async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
-      const r = await pg.query<T>(sql, params as unknown[]);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
-    },
-    tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-      return pg.transaction((t) => fn(wrap(t)));
-    },
-    async exec(sql: string): Promise<void> {
-      await pg.exec(sql);
-    },
-    async withLock<T>(lockId: number, fn: () => Promise<T>): Promise<T> {
-      while (held.has(lockId)) await held.get(lockId);
-      let release!: () => void;
-      held.set(lockId, new Promise<void>((r) => (release = r)));
-      try {
-        return await fn();
-      } finally {
-        held.delete(lockId);
-        release();
-      }
-    },
-    async tryLock(lockId: number) {
-      if (held.has(lockId)) return null;
-      let release!: () => void;
-      held.set(lockId, new Promise<void>((r) => (release = r)));
-      // One in-process session: the lock is lost only with the process, so check() answers true until released.
-      let mine = true;
-      return Object.assign(
-        async () => {
-          if (!mine) return;
-          mine = false;
-          held.delete(lockId);
-          release();
-        },
-        { check: async () => mine },
-      );
-    },
     async close() {
-      await pg.close();
+      await db.close();
+      await server.stop();
     },
   };
 }

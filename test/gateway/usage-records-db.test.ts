@@ -3,7 +3,7 @@
  * survives the column-array INSERT, including NULLs and text that looks like array syntax.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEmbeddedDb } from '../../core/db/embedded-db.ts';
+import { createPgliteDb } from '../../core/db/pglite-db.ts';
 import type { Db } from '../../core/db/db.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/logger.ts';
@@ -40,7 +40,7 @@ async function databases(): Promise<[string, Db][]> {
     opened.push(t);
     out.push(['postgres', t.db]);
   }
-  const e = await createEmbeddedDb('memory');
+  const e = await createPgliteDb('memory');
   embedded.push(e);
   out.push(['embedded', e]);
   return out;

@@ -1,6 +1,6 @@
 /**
  * Isolated storage per test server: with DATABASE_URL, a fresh database on that server (dropped at close); without
- * it, an in-memory embedded Postgres. With REDIS_URL, Redis under a random key prefix; without it, memory counters.
+ * it, an in-memory PGlite (no server process to start). With REDIS_URL, Redis under a random key prefix; without it, memory counters.
  */
 import pg from 'pg';
 import type { Clock } from '../../core/clock.ts';
@@ -8,7 +8,7 @@ import type { Counters } from '../../core/counters/counters.ts';
 import { MemoryCounters } from '../../core/counters/memory-counters.ts';
 import { RedisCounters } from '../../core/counters/redis-counters.ts';
 import type { Db } from '../../core/db/db.ts';
-import { createEmbeddedDb } from '../../core/db/embedded-db.ts';
+import { createPgliteDb } from '../../core/db/pglite-db.ts';
 import { createPgDb } from '../../core/db/pg-db.ts';
 import { randomHex } from '../../core/ids.ts';
 
@@ -24,7 +24,7 @@ export interface TestDatabase {
 /** Creates an empty database; returns its URL (or an embedded one when no DATABASE_URL). */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!REAL_PG) {
-    const db = await createEmbeddedDb('memory');
+    const db = await createPgliteDb('memory');
     return { url: undefined, db, drop: async () => {} };
   }
   const name = `svc_t_${randomHex(6)}`;
