@@ -26,8 +26,8 @@ export interface EmbeddedDbOptions {
   onCrash?: (code: number | null, lastLog: string) => void;
 }
 
-/** Connections of the node's pool: each is a backend process of the child server, with its own memory. */
-const POOL = 5;
+/** Connections of the node's pool, as on a server (each is a backend process of the child, with its own memory). */
+const POOL = 10;
 
 export const postgresDir = (dataDir: string) => join(dataDir, 'postgres');
 

@@ -7,20 +7,14 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InjectOptions } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.ts';
-import type { Db } from '../../core/db/db.ts';
 import { startChildPostgres } from '../../core/db/child-postgres.ts';
 import { createEmbeddedDb, postgresDir } from '../../core/db/embedded-db.ts';
 import { PGLITE_DIR, PGLITE_KEPT } from '../../core/db/pglite-migration.ts';
 import { createPgliteDb } from '../../core/db/pglite-db.ts';
 import { createLogger } from '../../core/logger.ts';
-import { bootstrapAdmin } from '../../control-plane/identity/bootstrap-admin.ts';
-import { buildServer } from '../../server/build-server.ts';
-import { MIGRATIONS_DIR, openContext } from '../../server/open-context.ts';
-import { ADMIN_TOKEN, SECRET_KEY, type TestServer } from '../support/test-server.ts';
-import { createProject, eventEnvelope, post, randomEventId, sentryAuth, waitFor } from '../ingest/support/ingest-helpers.ts';
+import { MIGRATIONS_DIR } from '../../server/open-context.ts';
+import { EVENTS, expectSameRows, writeRowsThroughSvc } from './support/write-rows.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -33,41 +27,7 @@ function dataDir(): string {
 
 /** What an earlier svc left: a node on PGlite under `<dir>/pg`, with rows written through its API. */
 async function writeWithPglite(dir: string): Promise<void> {
-  const db = await createPgliteDb(join(dir, PGLITE_DIR));
-  const config = loadConfig({ SVC_DATA_DIR: dir, SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_SECRET_KEY: SECRET_KEY, LOG_LEVEL: 'silent', PORT: '0' });
-  const ctx = await openContext(config, createLogger('silent'), { db });
-  expect(await bootstrapAdmin(ctx)).not.toBeNull();
-  const server = await buildServer(ctx, 'all');
-  const s = {
-    ...server,
-    db,
-    api: (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
-      server.app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers }, ...(body !== undefined ? { payload: body as InjectOptions['payload'] } : {}) }),
-  } as unknown as TestServer;
-  for (let p = 0; p < 2; p++) {
-    const project = await createProject(s);
-    for (let i = 0; i < 3; i++) {
-      const res = await post(s, `/api/${project.id}/envelope/`, eventEnvelope({ message: `héllo ${p}/${i} ✓`, level: 'error', extra: { n: i, nested: [1.5, null, 'x'] } }, { event_id: randomEventId() }), sentryAuth(project.publicKey));
-      expect(res.statusCode, res.body).toBe(200);
-    }
-    await waitFor(async () => Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [project.id])).rows[0].n) === 3);
-  }
-  await server.close(); // closes the database too
-}
-
-async function tableNames(db: Db): Promise<string[]> {
-  const r = await db.query<{ name: string }>(
-    `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname = 'public' ORDER BY 1`,
-  );
-  return r.rows.map((x) => x.name);
-}
-
-async function everyRow(db: Db, table: string): Promise<string[]> {
-  return db.tx(async (q) => {
-    await q.exec("SET LOCAL TimeZone = 'UTC'");
-    return (await q.query<{ row: string }>(`SELECT t::text AS row FROM ${table} t ORDER BY 1`)).rows.map((r) => r.row);
-  });
+  await writeRowsThroughSvc(dir, await createPgliteDb(join(dir, PGLITE_DIR)));
 }
 
 describe('migrating a PGlite data directory to the child Postgres', () => {
@@ -81,16 +41,7 @@ describe('migrating a PGlite data directory to the child Postgres', () => {
     try {
       expect(existsSync(join(dir, PGLITE_DIR))).toBe(false);
       expect(lines.join('\n')).toMatch(/found a PGlite database[\s\S]*copied public\.events: 6 rows[\s\S]*every count matches[\s\S]*kept as/);
-      const tables = await tableNames(old);
-      expect(await tableNames(db)).toEqual(tables);
-      expect(tables).toContain('public.events');
-      let rows = 0;
-      for (const t of tables) {
-        const [a, b] = [await everyRow(old, t), await everyRow(db, t)];
-        expect(b, t).toEqual(a);
-        rows += a.length;
-      }
-      expect(rows).toBeGreaterThan(20);
+      expect(await expectSameRows(old, db)).toBeGreaterThan(20);
       // Sequences: the next id continues after the copied ones.
       const seqs = (await old.query<{ name: string; last_value: number }>(`SELECT format('%I.%I', schemaname, sequencename) AS name, last_value FROM pg_sequences WHERE last_value IS NOT NULL`)).rows;
       expect(seqs.length).toBeGreaterThan(0);
@@ -104,7 +55,7 @@ describe('migrating a PGlite data directory to the child Postgres', () => {
     }
     // The next start uses the new cluster as it is.
     const again = await createEmbeddedDb(dir, { log: createLogger('silent'), migrationsDir: MIGRATIONS_DIR });
-    expect((await again.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(6);
+    expect((await again.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(EVENTS);
     await again.close();
   });
 
@@ -117,7 +68,7 @@ describe('migrating a PGlite data directory to the child Postgres', () => {
     writeFileSync(join(postgresDir(dir), 'migrating-from-pglite'), '');
     const db = await createEmbeddedDb(dir, { log: createLogger('silent'), migrationsDir: MIGRATIONS_DIR });
     try {
-      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(6);
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(EVENTS);
       expect(existsSync(join(postgresDir(dir), 'migrating-from-pglite'))).toBe(false);
       expect(existsSync(join(dir, PGLITE_KEPT))).toBe(true);
     } finally {

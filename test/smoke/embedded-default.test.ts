@@ -1,6 +1,7 @@
 /**
  * The embedded default, as `npm start` runs it on a fresh machine: the real server process with no DATABASE_URL and
- * no REDIS_URL, an in-process Postgres under the data dir, kept across restarts; SIGTERM exits cleanly.
+ * no REDIS_URL, Postgres as a child process with its cluster under the data dir, kept across restarts; SIGTERM exits
+ * cleanly.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -69,6 +70,6 @@ describe('npm start on the embedded default', () => {
     const teams = await (await fetch(`${second.url}/api/v1/teams`, { headers: { authorization: `Bearer ${token}` } })).json();
     expect(teams.items.map((t: { name: string }) => t.name)).toContain('smoke-team');
     expect(await stop(second)).toBe(0);
-    // Two starts of the embedded database: 28 s on a loaded 2-core machine, where 30 s was once too little.
+    // Two starts of the embedded database: 3 s here on the child Postgres (28 s once on PGlite on a loaded machine).
   }, 180_000);
 });

@@ -1,0 +1,150 @@
+/**
+ * The embedded default's life cycle on the child Postgres, with the real server process as `npm start` runs it:
+ * SIGTERM stops svc and its database (no postgres left), a SIGKILL of svc leaves its postmaster running and the
+ * next start stops that leftover and goes on with the same data, a stale postmaster.pid whose pid belongs to
+ * another process is cleared, and a database that dies under a running node is reported.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startChildPostgres } from '../../core/db/child-postgres.ts';
+import { createEmbeddedDb, postgresDir } from '../../core/db/embedded-db.ts';
+import { createLogger } from '../../core/logger.ts';
+import { MIGRATIONS_DIR } from '../../server/open-context.ts';
+
+const dirs: string[] = [];
+const procs: ChildProcess[] = [];
+afterAll(() => {
+  for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'svc-child-pg-'));
+  dirs.push(d);
+  return d;
+}
+
+interface Started { proc: ChildProcess; url: string; output: () => string }
+
+function start(dir: string, ownGroup = false): Promise<Started> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' };
+  const proc = spawn(process.execPath, ['main.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+  procs.push(proc);
+  let out = '';
+  proc.stdout?.on('data', (d) => (out += d));
+  proc.stderr?.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), 60_000);
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (!m) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      proc.removeAllListeners('exit');
+      resolve({ proc, url: m[1], output: () => out });
+    }, 50);
+  });
+}
+
+const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const postmasterPid = (dir: string) => Number(readFileSync(join(postgresDir(dir), 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+/** Processes whose command line names this data dir (the postmaster and its backends). */
+function postgresOn(dir: string): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(postgresDir(dir), 'data'));
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+async function waitUntil(fn: () => boolean, ms = 15_000): Promise<void> {
+  for (const t0 = Date.now(); !fn(); await new Promise((r) => setTimeout(r, 100))) if (Date.now() - t0 > ms) throw new Error('timed out');
+}
+
+describe.skipIf(process.platform !== 'linux')('the child Postgres under a real server process', () => {
+  it('SIGTERM stops svc and its database; after a SIGKILL of svc the next start stops the leftover postmaster and keeps the data', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const token = /token:\s+(tk_\S+)/.exec(first.output())?.[1];
+    expect(token, first.output()).toBeDefined();
+    const health = await (await fetch(`${first.url}/healthz`)).json();
+    expect(health.checks.database).toMatchObject({ ok: true, kind: 'embedded' });
+    const created = await fetch(`${first.url}/api/v1/teams`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'kept-team' }) });
+    expect(created.status).toBe(201);
+
+    // SIGKILL: svc cannot stop its child, which outlives it.
+    const orphan = postmasterPid(dir);
+    first.proc.kill('SIGKILL');
+    await exited(first.proc);
+    expect(alive(orphan)).toBe(true);
+
+    const second = await start(dir);
+    expect(second.output()).toContain(`left running by an earlier start (pid ${orphan})`);
+    expect(alive(orphan)).toBe(false);
+    const teams = await (await fetch(`${second.url}/api/v1/teams`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(teams.items.map((t: { name: string }) => t.name)).toContain('kept-team');
+
+    const pid = postmasterPid(dir);
+    second.proc.kill('SIGTERM');
+    expect(await exited(second.proc)).toBe(0);
+    await waitUntil(() => !alive(pid));
+    expect(postgresOn(dir)).toEqual([]);
+    // A clean shutdown of the cluster removes its lock file.
+    expect(existsSync(join(postgresDir(dir), 'data', 'postmaster.pid'))).toBe(false);
+  });
+
+  it('Ctrl-C (SIGINT to the whole process group of a terminal) drains svc first, then stops the database', async () => {
+    const dir = dataDir();
+    const s = await start(dir, true);
+    const pid = postmasterPid(dir);
+    process.kill(-s.proc.pid!, 'SIGINT');
+    expect(await exited(s.proc)).toBe(0);
+    await waitUntil(() => !alive(pid));
+    expect(postgresOn(dir)).toEqual([]);
+  });
+});
+
+describe('the child Postgres through its API', () => {
+  it('clears a stale postmaster.pid whose pid now belongs to another process', async () => {
+    const dir = join(dataDir(), 'postgres');
+    const first = await startChildPostgres(dir);
+    await first.stop();
+    const other = spawn('sleep', ['60']);
+    procs.push(other);
+    const file = join(dir, 'data', 'postmaster.pid');
+    writeFileSync(file, `${other.pid}\n${join(dir, 'data')}\n`);
+    const lines: string[] = [];
+    const again = await startChildPostgres(dir, { log: (m) => lines.push(m) });
+    expect(lines.join('\n')).toContain(`stale postmaster.pid (its pid ${other.pid}`);
+    expect(postmasterPid(join(dir, '..'))).toBe(again.pid);
+    await again.stop();
+    other.kill();
+  });
+
+  it('reports a database that dies under a running node', async () => {
+    const dir = dataDir();
+    let crashed: number | null | undefined;
+    const db = await createEmbeddedDb(dir, { log: createLogger('silent'), migrationsDir: MIGRATIONS_DIR, onCrash: (code) => (crashed = code) });
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    process.kill(postmasterPid(dir), 'SIGKILL');
+    await waitUntil(() => crashed !== undefined);
+    await db.close();
+  });
+});
