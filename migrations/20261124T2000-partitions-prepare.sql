@@ -22,12 +22,19 @@ CREATE TABLE partition_legacy (
 
 DO $$
 DECLARE
-  events_until timestamptz := date_trunc('day', now() + make_interval(days => (SELECT coalesce(max(retention_days), 30) FROM projects) + 2), 'UTC');
+  today timestamptz := date_trunc('day', now(), 'UTC');
+  -- An empty table (a new installation) gets today as its bound: it is dropped at the job's first run, and every
+  -- row goes to its day's partition from the start.
+  events_until timestamptz := CASE WHEN EXISTS (SELECT 1 FROM events) THEN
+    date_trunc('day', now() + make_interval(days => (SELECT coalesce(max(retention_days), 30) FROM projects) + 2), 'UTC') ELSE today END;
   -- Usage records had no retention before; 90 days is the default of SVC_USAGE_RETENTION_DAYS.
-  usage_until timestamptz := date_trunc('day', now() + interval '92 days', 'UTC');
-  bodies_until timestamptz := date_trunc('day', greatest(now(), (SELECT max(expires_at) FROM call_bodies)) + interval '2 days', 'UTC');
+  usage_until timestamptz := CASE WHEN EXISTS (SELECT 1 FROM usage_records) THEN
+    date_trunc('day', now() + interval '92 days', 'UTC') ELSE today END;
+  bodies_until timestamptz := CASE WHEN EXISTS (SELECT 1 FROM call_bodies) THEN
+    date_trunc('day', greatest(now(), (SELECT max(expires_at) FROM call_bodies)) + interval '2 days', 'UTC') ELSE today END;
   -- Ingest outcomes are kept 90 days (the stats' horizon).
-  outcomes_until timestamptz := date_trunc('day', now() + interval '92 days', 'UTC');
+  outcomes_until timestamptz := CASE WHEN EXISTS (SELECT 1 FROM ingest_outcomes) THEN
+    date_trunc('day', now() + interval '92 days', 'UTC') ELSE today END;
 BEGIN
   INSERT INTO partition_legacy VALUES ('events', events_until), ('usage_records', usage_until),
     ('call_bodies', bodies_until), ('ingest_outcomes', outcomes_until);

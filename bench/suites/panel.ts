@@ -9,12 +9,12 @@
  * HTTP diagnostics channels (server-timing.ts). Targets: every call under 300 ms p95; every page's data under
  * 500 ms (p95 of its rounds).
  *
- * --engine server (default: a fresh database on DATABASE_URL's server), pglite (the embedded default, what
- * `npm start` uses without DATABASE_URL: PGlite in this process) or postgres (a Postgres child process, the
- * embedded candidate). `--write` puts the figures into docs/performance.md (section panel, panel-pglite or
+ * --engine server (default: a fresh database on DATABASE_URL's server), postgres (the embedded default, what
+ * `npm start` uses without DATABASE_URL: a Postgres child process) or pglite (PGlite in this process, the embedded
+ * default before). `--write` puts the figures into docs/performance.md (section panel, panel-pglite or
  * panel-postgres).
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +23,10 @@ import type { BenchSuite } from '../run.ts';
 import { numberOption } from '../options.ts';
 import { freshDatabase } from '../fresh-database.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
-import { generateUsageRecords } from '../usage/generate-usage-records.ts';
-import { startChildPostgres } from '../embedded/child-postgres.ts';
+import { createUsagePartitions, generateUsageRecords } from '../usage/generate-usage-records.ts';
+import { startChildPostgres } from '../../core/db/child-postgres.ts';
+import type { Db } from '../../core/db/db.ts';
+import { createPgliteDb } from '../../core/db/pglite-db.ts';
 import { seedIssues } from '../panel/seed-issues.ts';
 import { seedConfig } from '../panel/seed-config.ts';
 import { recordServerTimes } from '../panel/server-timing.ts';
@@ -43,8 +45,8 @@ const DAY = 86_400_000;
 const CHROMIUM = '/usr/bin/chromium';
 const ENGINES = {
   server: { section: 'panel', name: 'real Postgres (a fresh database on the machine\'s server)' },
-  pglite: { section: 'panel-pglite', name: 'the embedded default, PGlite in process (what `npm start` uses without DATABASE_URL)' },
-  postgres: { section: 'panel-postgres', name: 'Postgres as a child process (the embedded candidate)' },
+  pglite: { section: 'panel-pglite', name: 'PGlite in process (the embedded default before the child Postgres)' },
+  postgres: { section: 'panel-postgres', name: 'the embedded default, Postgres as a child process (what `npm start` uses without DATABASE_URL)' },
 } as const;
 type EngineId = keyof typeof ENGINES;
 
@@ -53,12 +55,11 @@ const shown = (url: string) => url
   .replace(/projects\/\d+/, 'projects/{id}').replace(/issues\/[0-9a-f]{16}/, 'issues/{id}').replace(/events\/[0-9a-f]{32}/, 'events/{event_id}')
   .replace(/accounts\/acc_[0-9a-f]+/, 'accounts/{id}').replace(/([?&])project=\d+/, '$1project={id}').replace(/([?&])cursor=[^&]+/, '$1cursor={cursor}');
 
-/** Where the engine's database is: a URL, or '' for PGlite under the data directory. */
-async function openEngine(engine: EngineId, dataDir: string): Promise<{ url: string; close(): Promise<void> }> {
-  if (engine === 'pglite') return { url: '', close: async () => {} };
+/** Where the engine's database is: a URL, or PGlite under the data directory. */
+async function openEngine(engine: EngineId, dataDir: string): Promise<{ url: string; db?: Db; close(): Promise<void> }> {
+  if (engine === 'pglite') return { url: '', db: await createPgliteDb(join(dataDir, 'pg')), close: async () => {} };
   if (engine === 'postgres') {
-    chmodSync(dataDir, 0o711);
-    const db = await startChildPostgres(join(dataDir, 'pg'));
+    const db = await startChildPostgres(join(dataDir, 'postgres'));
     return { url: db.url, close: () => db.stop() };
   }
   const fresh = await freshDatabase(process.env.DATABASE_URL!, 'svc_bench_panel');
@@ -92,7 +93,7 @@ export const suite: BenchSuite = {
       DATABASE_URL: db.url, SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: TOKEN, SVC_SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789',
       PORT: '0', LOG_LEVEL: 'silent', SVC_REQUEST_LOG_SAMPLE: '0',
     });
-    const ctx = await openContext(config, createLogger('silent'));
+    const ctx = await openContext(config, createLogger('silent'), { db: db.db });
     const server = await buildServer(ctx, 'all');
     const times = recordServerTimes();
     try {
@@ -105,6 +106,7 @@ export const suite: BenchSuite = {
       const now = Date.now();
       const t0 = performance.now();
       process.stdout.write(`  seeding ${usage} usage records, ${issues} issues, ${events} events on ${engine}…\n`);
+      await createUsagePartitions(ctx.db, now - 31 * DAY, now);
       await generateUsageRecords(ctx.db, usage, now - 31 * DAY, now);
       await ctx.db.exec('VACUUM ANALYZE usage_records');
       await rollUpUsage(ctx.db, now);
@@ -183,7 +185,7 @@ export const suite: BenchSuite = {
 
       const e = ENGINES[engine];
       const body = renderPanelReport({
-        heading: `### At scale: ${engine === 'server' ? 'real Postgres' : engine === 'pglite' ? 'the embedded default (PGlite)' : 'Postgres as a child process'}`,
+        heading: `### At scale: ${engine === 'server' ? 'real Postgres' : engine === 'pglite' ? 'PGlite (the embedded default before)' : 'the embedded default (Postgres as a child process)'}`,
         setup: `\`npm run bench -- panel${engine === 'server' ? '' : ` --engine ${engine}`}\`, ${new Date().toISOString().slice(0, 10)}, on ${e.name}: ` +
           `${usage.toLocaleString('en-US')} usage records over 31 days (rolled up), ${issues.toLocaleString('en-US')} issues with ${events.toLocaleString('en-US')} events in one project, ` +
           `20 keys, 6 provider accounts, 60 aliases, 120 price overrides; one node (\`--role all\`) in the bench's process. ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +

@@ -17,7 +17,7 @@ import pg from 'pg';
 import { freshDatabase } from '../fresh-database.ts';
 import { writePerformanceSection } from '../performance-doc.ts';
 import { f0, f2 } from '../report-format.ts';
-import { generateUsageRecords } from '../usage/generate-usage-records.ts';
+import { createUsagePartitions, generateUsageRecords } from '../usage/generate-usage-records.ts';
 import { createPgDb } from '../../core/db/pg-db.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { MIGRATIONS_DIR } from '../../server/open-context.ts';
@@ -84,6 +84,7 @@ export const suite: BenchSuite = {
       if (!loaded) {
         await db.query('TRUNCATE usage_records, usage_rollups, usage_rollup_state');
         const t0 = Date.now();
+        await createUsagePartitions(db, t0 - 31 * DAY, t0 + DAY);
         const [ms] = await timed(async () => {
           // Chunk by chunk in time order, as the records of a live table arrive.
           for (let done = 0; done < records; done += CHUNK) {

@@ -161,3 +161,27 @@ function suite(name: string, open: () => Promise<{ db: Db; drop(): Promise<void>
 suite('partitioned storage on Postgres', async (): Promise<TestDatabase> => createTestDatabase());
 suite('partitioned storage on the embedded engine', async () => ({ db: await createPgliteDb('memory'), drop: async () => {} }));
 
+
+describe('a new installation', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    await migrate(t.db, MIGRATIONS_DIR);
+  });
+  afterAll(async () => t?.drop());
+
+  it('has only day partitions after the first run: its empty pre-partitioning tables are bounded at today and dropped', async () => {
+    const today = dayOf(Date.now());
+    const bounds = (await t.db.query<{ until: Date }>('SELECT until FROM partition_legacy')).rows.map((r) => new Date(r.until).getTime());
+    expect(bounds).toEqual([today, today, today, today]);
+    const r = await maintainPartitions(contextOf(t.db, new ManualClock(Date.now())));
+    expect(r.dropped.sort()).toEqual(['call_bodies_legacy', 'events_legacy', 'ingest_outcomes_legacy', 'usage_records_legacy']);
+    // Created ahead: usage records 90 days out and the stats' 90 days, today's and tomorrow's (no projects or keys yet).
+    expect(r.created.sort()).toEqual([
+      `ingest_outcomes:${new Date(today + 90 * DAY_MS).toISOString().slice(0, 10)}`,
+      `ingest_outcomes:${new Date(today + 91 * DAY_MS).toISOString().slice(0, 10)}`,
+      `usage_records:${new Date(today + 90 * DAY_MS).toISOString().slice(0, 10)}`,
+      `usage_records:${new Date(today + 91 * DAY_MS).toISOString().slice(0, 10)}`,
+    ]);
+  });
+});
