@@ -8,8 +8,9 @@
  * whitespace and JSON), then a reference to an identical earlier output instead of a second copy, then, past the
  * lossy threshold, the head-and-tail cut of a huge output (cut-output.ts). Reasoning of earlier exchanges is dropped
  * only when the caller says the upstream ignores it (`dropOldReasoning`). With summaries (summary-span.ts), from the
- * second step on the oldest turns are replaced by a summary when the caller has one ready for exactly those turns;
- * the turns after them are compressed as a conversation of their own (no reference points into the summary).
+ * second step on each span of the chain up to the step before is replaced by its summary when the caller has one
+ * ready for exactly those turns; the turns a summary replaces are not seen by the later ones (no reference points
+ * into a summary).
  *
  * Never touched: the system prompt, the tool definitions, the turns after the frontier (the last turns always),
  * user and assistant text, tool calls, images, documents, and the pairing of calls with results (no part is removed
@@ -19,7 +20,7 @@ import type { Conversation, Part, TextPart, ToolResultPart, Turn } from '../tran
 import { tokensOfChars, type CompressOptions } from './compress-options.ts';
 import { cutOutput } from './cut-output.ts';
 import { frontierOf, type Frontier } from './frontier.ts';
-import { summarySpanAt, summaryTurn, type SummaryOptions, type SummarySpan } from './summary-span.ts';
+import { lastStepSpan, summarySpans, summaryTurns, type SummaryOptions, type SummarySpan } from './summary-span.ts';
 import { tidyOutput } from './tidy-output.ts';
 import { turnChars } from './turn-size.ts';
 
@@ -42,7 +43,7 @@ export interface CompressResult {
   beforeTokens: number;
   afterTokens: number;
   saved: StepSavings;
-  /** The span a summary would replace at this step (asked for whether or not one was ready), and whether it did. */
+  /** The newest span a summary would replace at this step (asked for whether or not one was ready), and whether it did. */
   summary?: SummarySpan & { used: boolean };
 }
 
@@ -132,28 +133,43 @@ export function compressConversation(conv: Conversation, opts: CompressOptions, 
   const pass: Pass = { opts, lossy: frontier.lossy, seen: new Map(), chars: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
   const beforeTokens = tokensOfChars(beforeChars);
   if (frontier.index === 0) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved: { ...NO_SAVINGS } };
-  // A summary only at the second step on, of the turns before the first step's frontier or a later one.
-  const span = summaries && frontier.level >= 1 ? summarySpanAt(conv.turns, frontier.previous, summaries.minTokens) : undefined;
-  const text = span && summaries ? summaries.lookup(span.hash) : undefined;
-  const start = text === undefined || span === undefined ? 0 : span.end;
+  // Summaries only from the second step on, of the spans of the chain up to the step before this one.
+  const limits = frontier.steps.slice(0, -1);
+  const chain = summaries && frontier.level >= 1 ? summarySpans(conv.turns, limits, summaries.minTokens, summaries.lookup) : [];
+  const spans = chain.filter((span) => span.text !== undefined);
   // Reasoning is dropped only from exchanges that ended before the frontier (never inside a tool loop still open).
   const reasoningEnd = opts.dropOldReasoning ? lastExchangeStart(conv.turns, frontier.index) : 0;
-  let changed = start > 0;
-  const kept = conv.turns.slice(start).map((t, k) => {
-    const i = k + start;
-    if (i >= frontier.index) return t;
+  let changed = false;
+  let replacedChars = 0;
+  const turns: Turn[] = [];
+  let next = 0;
+  for (let i = 0; i < conv.turns.length; i++) {
+    while (next < spans.length && spans[next].end <= i) next++;
+    const span = spans[next];
+    if (span?.text !== undefined && i === span.start) {
+      const replacement = summaryTurns(span, span.text, turns.at(-1)?.role === 'user');
+      turns.push(...replacement);
+      replacedChars += sizes.slice(span.start, span.end).reduce((a, b) => a + b, 0) - replacement.reduce((n, t) => n + turnChars(t), 0);
+      changed = true;
+      i = span.end - 1;
+      continue;
+    }
+    const t = conv.turns[i];
+    if (i >= frontier.index) {
+      turns.push(t);
+      continue;
+    }
     const c = compressTurn(t, pass, i < reasoningEnd);
     if (c !== t) changed = true;
-    return c;
-  });
-  const turns = span && text !== undefined ? [summaryTurn(span, text), ...kept] : kept;
+    turns.push(c);
+  }
   const c = pass.chars;
-  const summaryChars = start > 0 ? sizes.slice(0, start).reduce((a, b) => a + b, 0) - turnChars(turns[0]) : 0;
   const saved: StepSavings = {
     ansi: tokensOfChars(c.ansi), whitespace: tokensOfChars(c.whitespace), duplicates: tokensOfChars(c.duplicates),
-    cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning), summary: tokensOfChars(summaryChars),
+    cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning), summary: tokensOfChars(Math.max(0, replacedChars)),
   };
-  const summary = span ? { ...span, used: start > 0 } : undefined;
+  const newest = lastStepSpan(conv.turns, chain, limits);
+  const summary = newest ? { start: newest.start, end: newest.end, hash: newest.hash, tokens: newest.tokens, used: newest.text !== undefined } : undefined;
   if (!changed) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved, summary };
   const afterChars = turns.reduce((n, t) => n + turnChars(t), 0);
   return { conversation: { ...conv, turns }, frontier, beforeTokens, afterTokens: tokensOfChars(afterChars), saved, summary };

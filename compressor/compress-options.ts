@@ -7,7 +7,12 @@ export interface CompressOptions {
   minTokens: number;
   /** The frontier (what may be rewritten) moves only when the conversation grew by this factor (1.25 = 25 %). */
   growth: number;
-  /** The last N turns are never touched. */
+  /**
+   * The last N turns are never touched. Default 2: the last tool call and its result, the round the model is working
+   * on. Each step writes every turn after the new frontier to the cache again (they follow a rewritten prefix), so a
+   * longer untouched tail is paid for twice at each step before it is compressed at the next one
+   * (docs/compression.md, "Measured savings").
+   */
   keepLastTurns: number;
   /** Past this conversation size (a share of the model's context), the lossy steps run on old turns. */
   lossyAtTokens: number;
@@ -30,7 +35,7 @@ export interface CompressOptions {
 export const DEFAULT_COMPRESS_OPTIONS: Readonly<CompressOptions> = Object.freeze({
   minTokens: 16_000,
   growth: 1.25,
-  keepLastTurns: 4,
+  keepLastTurns: 2,
   lossyAtTokens: 16_000,
   hugeOutputTokens: 2_000,
   keepHeadTokens: 400,

@@ -8,15 +8,15 @@ const turns = (n: number) => Array(n).fill(40);
 
 describe('frontierOf', () => {
   it('rewrites nothing below minTokens', () => {
-    expect(frontierOf(turns(9), opts)).toEqual({ level: -1, index: 0, previous: 0, lossy: false });
+    expect(frontierOf(turns(9), opts)).toEqual({ level: -1, index: 0, previous: 0, lossy: false, steps: [] });
   });
 
   it('takes the first step at minTokens, short of the last turns', () => {
     // 10 turns = 100 tokens: the first step, frontier at 10 - 2.
-    expect(frontierOf(turns(10), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false });
-    expect(frontierOf(turns(12), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false });
+    expect(frontierOf(turns(10), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8] });
+    expect(frontierOf(turns(12), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8] });
     // 13 turns = 130 tokens ≥ 100 × 1.25: the second step, frontier at 13 - 2.
-    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 11, previous: 8, lossy: false });
+    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 11, previous: 8, lossy: false, steps: [8, 11] });
   });
 
   it('turns the lossy steps on at a step past lossyAtTokens, not in between', () => {

@@ -25,9 +25,11 @@ export interface Frontier {
   previous: number;
   /** The lossy steps apply. */
   lossy: boolean;
+  /** The frontier of each step, in order (the last is `index`): where the chain of summary spans ends. */
+  steps: readonly number[];
 }
 
-const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false });
+const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false, steps: Object.freeze([]) });
 
 /** The frontier for a conversation whose turns have these sizes (characters). */
 export function frontierOf(turnChars: readonly number[], opts: CompressOptions): Frontier {
@@ -37,6 +39,7 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions):
   let previous = 0;
   let level = -1;
   let stepTokens = 0;
+  const steps: number[] = [];
   for (let e = 1; e <= turnChars.length; e++) {
     chars += turnChars[e - 1];
     const total = tokensOfChars(chars);
@@ -46,8 +49,9 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions):
     if (next <= index) continue;
     previous = index;
     index = next;
+    steps.push(index);
     level++;
     stepTokens = total;
   }
-  return level < 0 ? NONE : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens };
+  return level < 0 ? NONE : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens, steps };
 }

@@ -1,29 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { generateSession, DEFAULT_SESSION } from '../test/compression/agent-session.ts';
 import { toolPairIds } from '../bench/compression/check-session.ts';
+import type { Turn } from '../translators/model.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from './compress-options.ts';
 import { compressConversation } from './compress-conversation.ts';
-import { spanHash, summaryMarker, summarySpanAt } from './summary-span.ts';
+import { nextSpan, spanHash, summaryMarker, summarySpans } from './summary-span.ts';
 
 const { conversation } = generateSession({ ...DEFAULT_SESSION, seed: 3, rounds: 80 });
 const opts = DEFAULT_COMPRESS_OPTIONS;
 const withTurns = (n: number) => ({ ...conversation, turns: conversation.turns.slice(0, n) });
+const textOf = (t: Turn) => (t.parts[0]?.type === 'text' ? t.parts[0].text : '');
+const isSummary = (t: Turn) => t.role === 'user' && textOf(t).startsWith('[svc: a summary of ');
 
-describe('summaries of the oldest turns', () => {
+describe('summaries of old turns', () => {
   it('ends a span before an assistant turn and ignores cache markers in its hash', () => {
-    const span = summarySpanAt(conversation.turns, 41, 0)!;
+    const span = nextSpan(conversation.turns, [], 41, 0)!;
+    expect(span.start).toBe(0);
     expect(conversation.turns[span.end].role).toBe('assistant');
     expect(span.end).toBeLessThanOrEqual(41);
     const marked = conversation.turns.slice(0, span.end).map((t, i) => (i === 1 ? { ...t, parts: t.parts.map((p) => ({ ...p, cache: { type: 'ephemeral' as const } })) } : t));
     expect(spanHash(marked)).toBe(span.hash);
-    expect(summarySpanAt(conversation.turns, 41, 1e9)).toBeUndefined();
+    expect(nextSpan(conversation.turns, [], 41, 1e9)).toBeUndefined();
   });
 
-  it('replaces the span of the step before from the second step on, with every later tool pair intact, the same on every turn of a step', () => {
+  it('chains spans: each starts where the last summarised one ended; one without a summary joins the next', () => {
+    const all = summarySpans(conversation.turns, [21, 41, 61], 0, () => 'S');
+    expect(all.map((s) => [s.start, s.end > s.start])).toEqual([[0, true], [all[0].end, true], [all[1].end, true]]);
+    expect(all[1].hash).toBe(spanHash(conversation.turns.slice(all[1].start, all[1].end)));
+    // The first span has no summary: the second starts at the first turn too.
+    const missing = summarySpans(conversation.turns, [21, 41, 61], 0, (h) => (h === all[0].hash ? undefined : 'S'));
+    expect(missing.map((s) => s.start)).toEqual([0, 0, missing[1].end]);
+    expect(nextSpan(conversation.turns, all, 81, 0)?.start).toBe(all[2].end);
+  });
+
+  it('replaces the spans up to the step before, keeps later tool pairs and alternating roles, and rewrites from the newest span only', () => {
     const asked = new Set<string>();
-    const lookup = (hash: string) => (asked.add(hash), 'SUMMARY');
-    let previous: { level: number; turns: string } | undefined;
+    const lookup = (hash: string) => (asked.add(hash), `SUMMARY ${hash.slice(0, 6)}`);
+    let previous: { level: number; turns: Turn[] } | undefined;
     let used = 0;
+    let steps = 0;
     for (let n = 3; n <= conversation.turns.length; n += 2) {
       const r = compressConversation(withTurns(n), opts, { lookup, minTokens: 0 });
       if (r.frontier.level < 1) {
@@ -33,17 +48,29 @@ describe('summaries of the oldest turns', () => {
       expect(r.summary?.used).toBe(true);
       used++;
       const turns = r.conversation.turns;
-      const first = turns[0].parts[0];
-      expect(first.type === 'text' && first.text.startsWith(summaryMarker(r.summary!.end))).toBe(true);
-      expect(turns[1].role).toBe('assistant');
-      expect(toolPairIds(turns.slice(1))).toEqual(toolPairIds(conversation.turns.slice(r.summary!.end, n)));
-      // Within a step, each request's history starts with the previous one's (the cached prefix holds).
-      const text = JSON.stringify(turns.slice(0, turns.length - opts.keepLastTurns));
-      if (previous?.level === r.frontier.level) expect(text.startsWith(previous.turns.slice(0, -1))).toBe(true);
-      previous = { level: r.frontier.level, turns: text };
+      const first = Number(/^\[svc: a summary of the first (\d+) turns/.exec(textOf(turns[0]))?.[1]);
+      expect(textOf(turns[0]).startsWith(summaryMarker({ start: 0, end: first }))).toBe(true);
+      // Roles alternate through the summaries, and every summary is followed by an assistant turn.
+      for (let i = 1; i < turns.length; i++) if (isSummary(turns[i - 1]) || isSummary(turns[i])) expect(turns[i].role).not.toBe(turns[i - 1].role);
+      const kept = turns.filter((t) => !isSummary(t) && !textOf(t).startsWith('[svc: turns '));
+      const from = r.summary!.end;
+      expect(toolPairIds(kept)).toEqual(toolPairIds(conversation.turns.slice(from, n)));
+      if (previous?.level === r.frontier.level) {
+        // Within a step, each request's history starts with the previous one's (the cached prefix holds).
+        expect(JSON.stringify(turns.slice(0, previous.turns.length - 1))).toBe(JSON.stringify(previous.turns.slice(0, -1)));
+      } else if (previous !== undefined) {
+        // A step keeps every summary already sent: the rewrite starts at the newest span, not at the first turn.
+        const lastSummary = previous.turns.findLastIndex(isSummary);
+        if (lastSummary >= 0) {
+          expect(JSON.stringify(turns.slice(0, lastSummary + 1))).toBe(JSON.stringify(previous.turns.slice(0, lastSummary + 1)));
+          steps++;
+        }
+      }
+      previous = { level: r.frontier.level, turns };
     }
     expect(used).toBeGreaterThan(0);
-    expect(asked.size).toBeGreaterThan(1);
+    expect(steps).toBeGreaterThan(1);
+    expect(asked.size).toBeGreaterThan(2);
   });
 
   it('compresses as without summaries when none is ready', () => {

@@ -8,7 +8,7 @@ import type { Conversation, Turn } from '../../translators/model.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { tokensOfChars, type CompressOptions } from '../../compressor/compress-options.ts';
 import { turnChars } from '../../compressor/turn-size.ts';
-import { summarySpanAt } from '../../compressor/summary-span.ts';
+import { nextSpan, summarySpans } from '../../compressor/summary-span.ts';
 import { frontierOf } from '../../compressor/frontier.ts';
 
 /** Prices relative to a fresh input token. */
@@ -43,8 +43,9 @@ export interface ReplayTotals {
 /**
  * Summaries of the oldest turns as the gateway makes them (docs/compression.md "Summaries"): after each request the
  * span the next step replaces is summarised once, ready by that step. A summary call is paid fresh (no cache): its
- * input counted as the span's tokens (the transcript the gateway sends is at most that), its output as
- * `outputTokens`, at the summary model's prices relative to the main model's input price.
+ * input counted as the span's tokens (the transcript the gateway sends is at most that) plus the earlier summaries
+ * it gets as context, its output as `outputTokens`, at the summary model's prices relative to the main model's input
+ * price.
  */
 export interface SummaryModel {
   minTokens: number;
@@ -92,13 +93,19 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
   return totals;
 }
 
-/** After the answer: the span the next step replaces, summarised once (a placeholder of the summary's size). */
+/**
+ * After the answer: the span the next step replaces (the chain's next link), summarised once (a placeholder of the
+ * summary's size), with the summaries before it in the summary call's input.
+ */
 function summarise(turns: Turn[], options: CompressOptions, summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
-  const index = frontierOf(turns.map(turnChars), options).index;
-  const span = summarySpanAt(turns, index, summary.minTokens);
+  const steps = frontierOf(turns.map(turnChars), options).steps;
+  const chain = summarySpans(turns, steps.slice(0, -1), summary.minTokens, (hash) => made.get(hash));
+  const span = nextSpan(turns, chain, steps[steps.length - 1], summary.minTokens);
   if (span === undefined || made.has(span.hash)) return;
   made.set(span.hash, 'summary '.repeat(Math.ceil(summary.outputTokens / 2)));
-  const cost = span.tokens * summary.input + summary.outputTokens * summary.output;
+  // Its input: the span, and the summaries before it as context.
+  const context = chain.filter((s) => s.text !== undefined && s.end <= span.start).length * summary.outputTokens;
+  const cost = (span.tokens + context) * summary.input + summary.outputTokens * summary.output;
   totals.summaryCalls++;
   totals.summaryCost += cost;
   totals.cost = totals.cost.map((c) => c + cost);

@@ -8,6 +8,7 @@
  * (2000…). `--sessions N` (default 24 per set). A second table adds summaries of the oldest turns, their own
  * calls counted as cost (SUMMARY).
  */
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from '../run.ts';
@@ -99,15 +100,20 @@ export const suite: BenchSuite = {
   description: 'conversation compression: tokens and cache-aware input cost saved on generated agent sessions',
   async run(args) {
     const count = args.includes('--sessions') ? Number(args[args.indexOf('--sessions') + 1]) : 24;
+    const load = [loadavg()[0]];
     const plain = table('measure', rows(measure(count, 1000)), rows(measure(count, 2000)));
     const summarised = table('with summaries', rows(measure(count, 1000, SUMMARY)), rows(measure(count, 2000, SUMMARY)));
     const recorded = recordedTable();
+    load.push(loadavg()[0]);
+    // The compressor's time depends on the machine and on what else runs on it.
+    const machine = `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}.`;
+    process.stdout.write(`${machine}\n`);
     process.stdout.write(`${plain.join('\n')}\n\n${summarised.join('\n')}\n\n${recorded.join('\n')}\n`);
     if (args.includes('--write')) {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
       const body = ['## Conversation compression', '',
-        'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '',
-        ...plain, '', 'With summaries of the oldest turns by a small model (0.05× input, 0.2× output of the main model\'s input price, 1000-token summaries), their calls counted as cost:', '', ...summarised,
+        'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '', machine, '',
+        ...plain, '', 'With summaries of old turns by a small model (0.05× input, 0.2× output of the main model\'s input price, 1000-token summaries, each span summarised once with the earlier summaries as context), their calls counted as cost:', '', ...summarised,
         '', 'Recorded sessions of the real agents (test/fixtures/agent-sessions), reported apart:', '', ...recorded];
       writePerformanceSection(root, 'compression', body.join('\n'));
     }

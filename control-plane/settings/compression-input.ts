@@ -44,7 +44,7 @@ export const SETTINGS_BODY = {
   required: ['mode'],
   properties: {
     mode: { ...MODE, description: 'The instance mode: off (default), audit-only or on; teams, keys, rules and the header only lower it.' },
-    keep_last_turns: { type: 'integer', minimum: 0, maximum: 1000, default: 4 },
+    keep_last_turns: { type: 'integer', minimum: 0, maximum: 1000, default: 2, description: 'The last N turns are never touched (default 2: the last tool call and its result).' },
     rules: { type: 'array', maxItems: MAX_RULES, items: RULE_SCHEMA, default: [] },
     summary: { ...SUMMARY_SCHEMA, description: 'Summaries of the oldest turns; null turns them off, absent keeps the current setting.' },
   },

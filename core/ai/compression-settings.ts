@@ -39,7 +39,7 @@ export interface CompressionSettings {
   updatedAt: Date | null;
 }
 
-export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({ mode: 'off', keepLastTurns: 4, rules: [], summary: null, updatedAt: null });
+export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({ mode: 'off', keepLastTurns: 2, rules: [], summary: null, updatedAt: null });
 
 const RANK: Record<CompressionMode, number> = { off: 0, 'audit-only': 1, on: 2 };
 

@@ -10,14 +10,14 @@
  * A failure of the compressor never fails the call: the request goes uncompressed with an `X-Svc-Warning`.
  *
  * Summaries (settings `summary`, summary-store.ts): in `on`, from the second growth step on, the compressor replaces
- * the oldest turns by a summary when one is ready for exactly those turns; after the answer the span the next step
- * will use is queued for summarising. A summary that failed (the model's error, the key over its limit) leaves those
+ * each span of old turns (a chain, compressor/summary-span.ts) by its summary when one is ready for exactly those
+ * turns; after the answer the span the next step will use is queued for summarising. A summary that failed (the model's error, the key over its limit) leaves those
  * turns to the other steps, and the answer says so in `X-Svc-Warning`.
  */
 import type { Conversation, StyleName } from '../../translators/model.ts';
 import { compressConversation, type CompressResult } from '../../compressor/compress-conversation.ts';
 import type { CompressOptions } from '../../compressor/compress-options.ts';
-import { summarySpanAt, type SummaryOptions } from '../../compressor/summary-span.ts';
+import { nextSpan, summarySpans, type SummaryOptions } from '../../compressor/summary-span.ts';
 import { DEFAULT_SUMMARY_MIN_TOKENS, type SummarySettings } from '../../core/ai/compression-settings.ts';
 import type { GatewayCall } from '../pipeline/gateway-call.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
@@ -121,7 +121,7 @@ export class CallCompressor {
     if (span === undefined || span.used) return [];
     const failure = this.#handle.summaries.failure(span.hash);
     if (failure === undefined) return [];
-    return [`The oldest ${span.end} turns were not summarised (${failure}); the other compression steps still apply to them.`];
+    return [`Turns ${span.start + 1} to ${span.end} were not summarised (${failure}); the other compression steps still apply to them.`];
   }
 
   /** After the answer: the span the next growth step will replace, queued for summarising (off the request path). */
@@ -129,9 +129,14 @@ export class CallCompressor {
     const opts = this.#summaryOptions(p.summary);
     if (opts === undefined || p.summary === undefined || r.frontier.level < 0 || !this.#handle.answeredOk) return;
     const turns = this.#conversation().turns;
-    const span = summarySpanAt(turns, r.frontier.index, opts.minTokens);
+    // The chain as this request used it (its spans were looked up while compressing), then the next link.
+    const steps = r.frontier.steps;
+    const chain = summarySpans(turns, steps.slice(0, -1), opts.minTokens, opts.lookup);
+    const span = nextSpan(turns, chain, steps[steps.length - 1], opts.minTokens);
     if (span === undefined) return;
-    this.#handle.summaries.request({ span, turns: turns.slice(0, span.end), model: p.summary.model, keyId: p.summary.key_id });
+    const earlier = chain.flatMap((s) => (s.text !== undefined && s.end <= span.start ? [s.text] : []));
+    const input = { turns: turns.slice(span.start, span.end), start: span.start, earlier };
+    this.#handle.summaries.request({ span, input, model: p.summary.model, keyId: p.summary.key_id });
   }
 
   /**

@@ -6,12 +6,11 @@
  */
 import type { FastifyReply } from 'fastify';
 import inject from 'light-my-request';
-import type { Turn } from '../../translators/model.ts';
 import { toGatewayKey } from '../keys/key-store.ts';
 import type { Gateway } from '../gateway.ts';
 import type { GatewayCall } from '../pipeline/gateway-call.ts';
 import { runCall } from '../pipeline/run-call.ts';
-import { summaryRequestBody } from './summary-prompt.ts';
+import { summaryRequestBody, type SummaryInput } from './summary-prompt.ts';
 
 const HEADERS = { 'content-type': 'application/json', 'user-agent': 'svc-compression-summary' };
 
@@ -39,9 +38,9 @@ function errorMessage(status: number, body: string): string {
 }
 
 /** The summary text of `turns` made by `model`; throws with a readable reason when the call does not succeed. */
-export async function makeSummary(gw: Gateway, keyId: string, model: string, turns: readonly Turn[]): Promise<string> {
+export async function makeSummary(gw: Gateway, keyId: string, model: string, input: SummaryInput): Promise<string> {
   const key = await summaryKey(gw, keyId);
-  const body = summaryRequestBody(model, turns);
+  const body = summaryRequestBody(model, input);
   const raw = Buffer.from(JSON.stringify(body));
   const call: GatewayCall = {
     clientStyle: 'chat', op: 'generate', key, model, stream: false, jsonArray: false, includeUsage: false, raw, body,

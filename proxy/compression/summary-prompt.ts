@@ -1,13 +1,14 @@
 /**
- * The request a summary model gets for a span of oldest turns (docs/compression.md "Summaries"): a chat-style body
- * with instructions and the turns written out as a transcript. Long tool outputs are cut to their head and tail
+ * The request a summary model gets for a span of old turns (docs/compression.md "Summaries"): a chat-style body
+ * with instructions, the summaries of the spans before it as context, and the turns written out as a transcript. Long tool outputs are cut to their head and tail
  * (the summary keeps what later turns depend on: paths, errors, values, decisions, not whole files).
  */
 import type { Part, Turn } from '../../translators/model.ts';
 
 const INSTRUCTIONS = [
-  'You summarise the beginning of a conversation between a user and a coding assistant that uses tools.',
-  'The summary replaces those turns for the assistant, which continues the conversation from it.',
+  'You summarise a span of turns of a conversation between a user and a coding assistant that uses tools.',
+  'The summary replaces those turns for the assistant, which continues the conversation from it; the summaries of',
+  'earlier spans, if any, stay in the conversation before it, so do not repeat them.',
   'Keep the task as the user stated it, every decision and its reason, file paths, commands, error messages and values',
   'quoted exactly, what was tried and its outcome, and what remains to do. Write plain text, no preamble.',
 ].join(' ');
@@ -48,13 +49,25 @@ export function transcriptOf(turns: readonly Turn[]): string {
   return clip(lines.join('\n\n'), TRANSCRIPT_CHARS);
 }
 
-export function summaryRequestBody(model: string, turns: readonly Turn[]): Record<string, unknown> {
+/** What a summary is made of: the turns of its span, where they start, and the summaries of the spans before it. */
+export interface SummaryInput {
+  turns: readonly Turn[];
+  /** The index of the span's first turn in the conversation. */
+  start: number;
+  /** The texts of the earlier summaries, oldest first (context: the span's own turns may not name the task). */
+  earlier: readonly string[];
+}
+
+export function summaryRequestBody(model: string, input: SummaryInput): Record<string, unknown> {
+  const { turns, start, earlier } = input;
+  const context = earlier.length === 0 ? '' : `The conversation so far, as earlier summaries give it:\n\n${earlier.join('\n\n')}\n\n`;
+  const which = start === 0 ? `the first ${turns.length} turns` : `turns ${start + 1} to ${start + turns.length}`;
   return {
     model,
     max_tokens: SUMMARY_MAX_TOKENS,
     messages: [
       { role: 'system', content: INSTRUCTIONS },
-      { role: 'user', content: `Summarise these ${turns.length} turns:\n\n${transcriptOf(turns)}` },
+      { role: 'user', content: `${context}Summarise ${which} of the conversation:\n\n${transcriptOf(turns)}` },
     ],
   };
 }

@@ -10,14 +10,15 @@
  *   summary model through the gateway (summary-call.ts) and stores the text or the reason it failed.
  */
 import type { AppContext } from '../../core/context.ts';
-import type { Turn } from '../../translators/model.ts';
 import type { SummarySpan } from '../../compressor/summary-span.ts';
+import type { SummaryInput } from './summary-prompt.ts';
 
-export type SummaryMaker = (keyId: string, model: string, turns: readonly Turn[]) => Promise<string>;
+export type SummaryMaker = (keyId: string, model: string, input: SummaryInput) => Promise<string>;
 
 export interface SummaryJob {
   span: SummarySpan;
-  turns: readonly Turn[];
+  /** The span's turns, and the summaries before it (summary-prompt.ts). */
+  input: SummaryInput;
   model: string;
   keyId: string;
 }
@@ -135,7 +136,7 @@ export class SummaryStore {
     }
     let known: Known;
     try {
-      known = { state: 'ready', text: await this.#make!(job.keyId, job.model, job.turns) };
+      known = { state: 'ready', text: await this.#make!(job.keyId, job.model, job.input) };
     } catch (err) {
       known = { state: 'failed', error: err instanceof Error ? err.message : String(err) };
     }

@@ -64,7 +64,7 @@ async function records(n: number) {
 describe('compression settings API', () => {
   it('shows the defaults, keeps rules and warns about a pattern that matches no model', async () => {
     const shown = await g.s.api('GET', '/api/v1/settings/compression');
-    expect(shown.json()).toMatchObject({ mode: 'off', keep_last_turns: 4, rules: [] });
+    expect(shown.json()).toMatchObject({ mode: 'off', keep_last_turns: 2, rules: [] });
     const set = await setCompression({ mode: 'on', rules: [{ pattern: 'claude-*', mode: 'audit-only', min_tokens: 2000 }, { pattern: 'no-such-model-*' }] });
     expect(set).toMatchObject({ mode: 'on', rules: [{ pattern: 'claude-*', mode: 'audit-only', min_tokens: 2000 }, { pattern: 'no-such-model-*' }] });
     expect(set.warnings).toEqual([expect.stringContaining('no-such-model-*')]);

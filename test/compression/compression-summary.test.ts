@@ -91,7 +91,7 @@ describe('summaries of the oldest turns', () => {
     const head = next.sent.messages[0];
     expect(head.role).toBe('user');
     expect(JSON.stringify(head.content)).toContain('SUMMARY #1');
-    expect(JSON.stringify(head.content)).toContain(summaryMarker(0).split(' 0 ')[0]);
+    expect(JSON.stringify(head.content)).toContain(summaryMarker({ start: 0, end: 0 }).split(' 0 ')[0]);
     expect(next.sent.messages[1].role).toBe('assistant');
     // Every tool call after the summary keeps its result.
     const ids = messagesToolIds(next.sent);
@@ -107,6 +107,10 @@ describe('summaries of the oldest turns', () => {
     await summariesSettled();
     // One summary for the span used at this step, one for the span of the next step (made after n + 2, not again).
     expect(g.chat.calls).toHaveLength(2);
+    // The second span starts where the first ended, and its call gets the first summary as context.
+    const asked = (g.chat.calls[1].body as { messages: { content: string }[] }).messages[1].content;
+    expect(asked).toMatch(/^The conversation so far, as earlier summaries give it:\n\nSUMMARY #1/);
+    expect(asked).toMatch(/Summarise turns \d+ to \d+ of the conversation/);
     const rows = await g.s.db.query<{ state: string }>('SELECT state FROM compression_summaries WHERE key_id = $1', [summaryKey]);
     expect(rows.rows.map((r) => r.state)).toEqual(['ready', 'ready']);
 
@@ -123,7 +127,7 @@ describe('summaries of the oldest turns', () => {
     await summariesSettled();
     const next = await turn(session, n + 2);
     expect(next.raw).not.toContain('[svc: a summary');
-    expect(next.res.headers.get('x-svc-warning')).toMatch(/oldest \d+ turns were not summarised \(the summary call failed: 400/);
+    expect(next.res.headers.get('x-svc-warning')).toMatch(/Turns \d+ to \d+ were not summarised \(the summary call failed: 400/);
     expect(next.res.headers.get('x-svc-compression')).toMatch(/^mode=on; /);
   });
 
