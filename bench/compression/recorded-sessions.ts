@@ -3,7 +3,8 @@
  * CLI), each the last request the agent sent through the gateway in its own wire style, recorded by
  * `npm run agents:record-sessions` (test/agents/record-sessions.test.ts) into test/fixtures/agent-sessions/. The
  * system prompts, tool definitions and re-sending habits are the agents' own; the task (a tour of this repository's
- * translator sources, some read twice, then a two-step file hunt) is scripted by the fake upstream. Decoded into the
+ * translator sources, some read twice, then a two-step file hunt; a short tour of 13 reads and a long one of 40) is
+ * scripted by the fake upstream. Decoded into the
  * internal model like any call to the gateway.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ export interface RecordedSession extends Session {
   /** The agent and its version, e.g. "Claude Code 2.1.331". */
   name: string;
   style: StyleName;
+  /** Files read in the tour before the hunt (13 in the short task, 40 in the long one). */
+  reads: number;
   /** The request as the agent sent it (the model of a generative-language request is in `conversation.model`). */
   request: unknown;
 }
@@ -27,6 +30,7 @@ interface RecordedFile {
   version: string;
   style: StyleName;
   model: string;
+  tour: string[];
   spans: string[];
   request: unknown;
 }
@@ -36,6 +40,6 @@ export function recordedSessions(dir = RECORDED_DIR): RecordedSession[] {
     const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedFile;
     // A generative-language request names its model in the path, not the body.
     const conversation = { ...getStyle(r.style).decodeRequest(r.request), model: r.model };
-    return { name: `${r.agent} ${r.version}`, style: r.style, request: r.request, conversation, spans: r.spans };
+    return { name: `${r.agent} ${r.version}`, style: r.style, reads: r.tour.length, request: r.request, conversation, spans: r.spans };
   });
 }

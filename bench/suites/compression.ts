@@ -90,7 +90,7 @@ function recordedTable(): string[] {
     const b = replaySession(s.conversation, undefined, PRICES);
     const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
     const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
-    out.push(`| ${s.name} (${s.style}) | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${pct(b.inputTokens - c.inputTokens, b.inputTokens)} fewer) | ${pct(b.cost[0] - c.cost[0], b.cost[0])} lower | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} |`);
+    out.push(`| ${s.name} (${s.style}), ${s.reads} reads | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${pct(b.inputTokens - c.inputTokens, b.inputTokens)} fewer) | ${pct(b.cost[0] - c.cost[0], b.cost[0])} lower | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} |`);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /**
  * Records the compression corpus's agent sessions (issue 13): each pinned agent runs the file hunt through the
- * gateway after a tour of this repository's own translator sources (some read twice, as agents do), with a key that
+ * gateway after a tour of this repository's own translator sources (some read twice, as agents do; a short tour
+ * and a long one, for sessions past 50 k tokens), with a key that
  * keeps call bodies; the last request the agent sent, which carries the whole session in the agent's own wire
  * style (system prompt, tools, re-sent history), is written to test/fixtures/agent-sessions/. Skipped unless
  * `npm run agents:record-sessions` (SVC_RECORD_AGENT_SESSIONS=1) asks for it; the files are committed.
@@ -25,6 +26,31 @@ const SOURCES = [
 ];
 /** The sources, then three of them again. */
 const TOUR = [...SOURCES, SOURCES[2], SOURCES[1], SOURCES[7]];
+
+/**
+ * A longer task, for sessions past 50 k tokens as the compression targets ask: a tour of 28 translator sources of
+ * 130 to 260 lines, then 12 of them again (agents re-read what they are about to change).
+ */
+const LONG_SOURCES = [
+  'translators/messages/encode-messages-request.ts', 'translators/generative/generative-stream-decoder.ts',
+  'translators/generative/generative-stream-encoder.ts', 'translators/responses/encode-responses-request.ts',
+  'translators/chat/types.ts', 'translators/messages/types.ts', 'translators/chat/chat-stream-decoder.ts',
+  'translators/generative/encode-generative-request.ts', 'translators/generative/generative-parts.ts',
+  'translators/messages/messages-stream-encoder.ts', 'translators/generative/decode-generative-request.ts',
+  'translators/styles.ts', 'translators/chat/chat-stream-encoder.ts', 'translators/responses/decode-responses-request.ts',
+  'translators/messages/decode-messages-request.ts', 'translators/messages/messages-stream-decoder.ts',
+  'translators/chat/decode-chat-request.ts', 'translators/generative/types.ts', 'translators/responses/responses-stream-decoder.ts',
+  'translators/responses/types.ts', 'translators/chat/encode-chat-request.ts', 'translators/responses/responses-stream-encoder.ts',
+  'translators/chat/chat-errors.ts', 'translators/messages/messages-errors.ts', 'translators/chat/decode-chat-response.ts',
+  'translators/chat/chat-usage.ts', 'translators/messages/messages-usage.ts', 'translators/messages/deferred-tools.ts',
+];
+const LONG_TOUR = [...LONG_SOURCES, ...[4, 14, 1, 20, 9, 16, 5, 12, 0, 18, 7, 21].map((i) => LONG_SOURCES[i])];
+
+/** The recorded tasks: the fixture's name suffix, the sources copied into the workspace, the reads, the time allowed. */
+const TASKS = [
+  { name: 'tour', suffix: '', sources: SOURCES, tour: TOUR, timeoutMs: 120_000 },
+  { name: 'long tour', suffix: '-long', sources: LONG_SOURCES, tour: LONG_TOUR, timeoutMs: 600_000 },
+];
 
 /** Where each agent is recorded: its own style where the gateway environment has it (no responses upstream). */
 const UPSTREAM: Record<CodingAgent['style'], { model: string; smallModel: string }> = {
@@ -52,34 +78,37 @@ function neutral(text: string, root: string): string {
     .replaceAll(release(), '6.8.0');
 }
 
-describe.skipIf(!RECORD)('recording agent sessions', () => {
+describe.skipIf(!RECORD).each(TASKS)('recording agent sessions: $name', ({ suffix, sources, tour, timeoutMs }) => {
   it.each(CODING_AGENTS.map((a) => [a.name, a] as [string, CodingAgent]))('%s', async (_name, agent) => {
-    const ws = makeWorkspace({ secret: SECRET, sources: SOURCES });
+    const ws = makeWorkspace({ secret: SECRET, sources });
     const { g, proxy } = env as AgentGateway;
     try {
-      answerWith(env as AgentGateway, fileHuntPolicy(ws.dir, agent.readers, TOUR));
+      answerWith(env as AgentGateway, fileHuntPolicy(ws.dir, agent.readers, tour));
       const k = await g.s.api('POST', '/api/v1/keys', { name: `record ${agent.name}`, log_bodies: '1d' }, { 'x-svc-team': 'gw' });
       expect(k.statusCode, k.body).toBe(201);
       const up = UPSTREAM[agent.style];
-      const run = await runAgent(launchAgent(agent, ws, { gateway: g.s.url, key: k.json().key, ...up }), ws, proxy.url, 120_000);
+      const run = await runAgent(launchAgent(agent, ws, { gateway: g.s.url, key: k.json().key, ...up }), ws, proxy.url, timeoutMs);
       expect(run.code, run.stderr.slice(-2000)).toBe(0);
       expect(run.stdout).toContain(SECRET);
       expect(proxy.targets).toEqual([]);
-      const calls = TOUR.length + 3;
+      // Call bodies are written after each answer: wait for the request that carries the secret's read, the last of
+      // the hunt (a count of rows is not enough: some agents send side requests of their own).
       let rows: { request: string }[] = [];
-      for (let i = 0; i < 100 && rows.length < calls; i++) {
+      const done = () => rows.length >= tour.length + 3 && rows.some((r) => r.request.includes(SECRET));
+      for (let i = 0; i < 100 && !done(); i++) {
         rows = (await g.s.db.query<{ request: string }>('SELECT request FROM call_bodies WHERE key_id = $1', [k.json().id])).rows;
-        if (rows.length < calls) await new Promise((r) => setTimeout(r, 100));
+        if (!done()) await new Promise((r) => setTimeout(r, 100));
       }
-      // The last request holds the whole session.
-      const last = rows.map((r) => r.request).sort((a, b) => b.length - a.length)[0];
+      expect(done()).toBe(true);
+      // The last request holds the whole session: the longest of those that carry the secret's read.
+      const last = rows.map((r) => r.request).filter((r) => r.includes(SECRET)).sort((a, b) => b.length - a.length)[0];
       mkdirSync(OUT, { recursive: true });
-      writeFileSync(join(OUT, `${agent.id}.json`), `${JSON.stringify({
-        agent: agent.name, version: agentVersion(agent), style: agent.style, model: up.model, task: AGENT_TASK, tour: TOUR, spans: [SECRET],
+      writeFileSync(join(OUT, `${agent.id}${suffix}.json`), `${JSON.stringify({
+        agent: agent.name, version: agentVersion(agent), style: agent.style, model: up.model, task: AGENT_TASK, tour, spans: [SECRET],
         request: JSON.parse(neutral(last, ws.root)),
       }, null, 1)}\n`);
     } finally {
       ws.remove();
     }
-  });
+  }, timeoutMs + 60_000);
 });
