@@ -127,7 +127,7 @@ export class SummaryStore {
          ON CONFLICT (span_hash) DO UPDATE SET claimed_at = $6, updated_at = $6
            WHERE compression_summaries.state = 'pending' AND compression_summaries.claimed_at < $7
          RETURNING span_hash`,
-        [hash, job.model, job.keyId, job.span.end, job.span.tokens, now, new Date(now.getTime() - STALE_CLAIM_MS)],
+        [hash, job.model, job.keyId, job.span.end - job.span.start, job.span.tokens, now, new Date(now.getTime() - STALE_CLAIM_MS)],
       );
       if (claimed.rows.length > 0) break;
       // Another node is making it: look again a little later (its row says when it is done).
