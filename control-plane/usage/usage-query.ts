@@ -172,6 +172,19 @@ async function compressedOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups
   return r.rows;
 }
 
+/** The compressed calls of groups that include the model, read off the groups themselves. */
+function compressedOfGroups(rows: readonly GroupRow[], groups: readonly Group[]): CompressedRow[] {
+  const g = (row: GroupRow, i: number) => (row as unknown as Record<string, string | null>)[`g${i}`] ?? null;
+  const modelAt = groups.indexOf('model');
+  return rows.filter((row) => row.compressed_calls > 0).map((row) => ({
+    ...Object.fromEntries(groups.map((_, i) => [`g${i}`, g(row, i)])),
+    model: g(row, modelAt) ?? '',
+    calls: row.compressed_calls,
+    tokens_before: row.compression_tokens_before,
+    tokens_after: row.compression_tokens_after,
+  }));
+}
+
 export interface UsageReport {
   groups: GroupRow[];
   total: GroupRow;
@@ -196,8 +209,11 @@ export async function readUsage(db: Db, f: UsageFilter, groups: readonly Group[]
     const { groups: rows, total } = read;
     const series = daily ? read.series : await seriesOf(q, planRead(from, to, state, false), f, interval);
     const none = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, errors: 0, compressed_calls: 0, compression_tokens_before: 0, compression_tokens_after: 0, p50: null, p95: null };
-    // Split by model only when something was compressed: a window without compression pays for no second read.
-    const compressed = total && total.compressed_calls > 0 ? await compressedOf(q, byDay, f, groups) : [];
+    // Split by model only when something was compressed: a window without compression pays for no second read, and
+    // groups that include the model and are all here are that split already.
+    const compressed = !total || total.compressed_calls === 0 ? []
+      : groups.includes('model') && rows.length <= maxGroups ? compressedOfGroups(rows, groups)
+      : await compressedOf(q, byDay, f, groups);
     return { groups: rows, total: total ?? none, series, compressed };
   });
 }
