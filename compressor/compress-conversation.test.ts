@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Conversation, Part, Turn } from '../translators/model.ts';
 import { generateSession, DEFAULT_SESSION } from '../test/compression/agent-session.ts';
 import { DEFAULT_COMPRESS_OPTIONS, type CompressOptions } from './compress-options.ts';
-import { compressConversation, duplicateMarker } from './compress-conversation.ts';
+import { compressConversation, duplicateMarker, duplicateRestMarker } from './compress-conversation.ts';
 import { toolOutputText, toolPairIds } from '../bench/compression/check-session.ts';
 
 const opts: CompressOptions = { ...DEFAULT_COMPRESS_OPTIONS, lossyAtTokens: 30_000 };
@@ -81,6 +81,38 @@ describe('compressConversation', () => {
     expect(results[0].type === 'tool_result' && results[0].content).toEqual([{ type: 'text', text: file, cache: { type: 'ephemeral' } }]);
     expect(results[1].type === 'tool_result' && results[1].content).toEqual([{ type: 'text', text: duplicateMarker('c0'), cache: { type: 'ephemeral' } }]);
     expect(r.conversation.turns[0]).toBe(turns[0]);
+    expect(r.saved.duplicates).toBeGreaterThan(0);
+  });
+
+  it('references the identical rest of an output whose first lines of the tool differ, and keeps those lines', () => {
+    const file = Array.from({ length: 300 }, (_, i) => `line ${i} of the file`).join('\n');
+    const own = (i: number) => `Chunk ID: ${i}f0a\nWall time: 0.00${i} seconds\n`;
+    const header = (i: number) => `${own(i)}Process exited with code 0\nOutput:\n`;
+    const outputs = [
+      `${header(0)}${file}`, `${header(1)}${file}`, `${header(2)}${file}\none more line`, `${header(3)}short\nrest`,
+      `${header(4)}short\nrest`, `${header(0)}${file}`, 'filler', 'filler', 'filler', 'filler',
+    ];
+    const turns: Turn[] = [{ role: 'user', parts: [{ type: 'text', text: 'read them' }] }];
+    for (const [i, text] of outputs.entries()) {
+      turns.push({ role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: 'exec', arguments: {}, argumentsText: '{}' }] });
+      turns.push({ role: 'user', parts: [{ type: 'tool_result', callId: `c${i}`, content: [{ type: 'text', text }], isError: false }] });
+    }
+    const conv: Conversation = { model: 'm', system: [], turns, tools: [], sampling: {}, stream: false, extras: {}, warnings: [] };
+    // A step at every turn, and no lossy cut: only the references change the outputs.
+    const r = compressConversation(conv, { ...opts, minTokens: 100, growth: 1.0001, lossyAtTokens: 1e9 });
+    expect(r.frontier.index).toBeGreaterThan(12);
+    const text = (k: number) => {
+      const p = r.conversation.turns[2 * k + 2].parts[0];
+      return p.type === 'tool_result' && p.content[0].type === 'text' ? p.content[0].text : '';
+    };
+    expect(text(0)).toBe(outputs[0]);
+    // The same file again: the lines that differ, then a reference to the longest identical rest.
+    expect(text(1)).toBe(`${own(1)}${duplicateRestMarker('c0')}`);
+    // A different rest is kept whole; a rest too short for a reference too.
+    expect(text(2)).toBe(outputs[2]);
+    expect(text(4)).toBe(outputs[4]);
+    // The same output whole: a reference in its place.
+    expect(text(5)).toBe(duplicateMarker('c0'));
     expect(r.saved.duplicates).toBeGreaterThan(0);
   });
 

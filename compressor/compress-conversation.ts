@@ -5,7 +5,8 @@
  * an earlier one for as long as the growth level does not change.
  *
  * Steps, per tool output of an old turn: the lossless ones (tidy-output.ts: terminal codes, repeated lines,
- * whitespace and JSON), then a reference to an identical earlier output instead of a second copy, then, past the
+ * whitespace and JSON), then a reference to an identical earlier output instead of a second copy (or to its
+ * identical rest, after a few first lines of the tool's own that differ), then, past the
  * lossy threshold, the head-and-tail cut of a huge output (cut-output.ts). Reasoning of earlier exchanges is dropped
  * only when the caller says the upstream ignores it (`dropOldReasoning`). With summaries (summary-span.ts), from the
  * second step on each span of the chain up to the step before is replaced by its summary when the caller has one
@@ -51,11 +52,53 @@ export function duplicateMarker(callId: string): string {
   return `[svc: identical to the output of tool call ${callId} earlier in this conversation; omitted]`;
 }
 
+export function duplicateRestMarker(callId: string): string {
+  return `[svc: the rest is identical to the output of tool call ${callId} earlier in this conversation; omitted]`;
+}
+
+/**
+ * A tool may put a few lines of its own before an output (Codex CLI: a chunk id, the wall time, the exit code), so
+ * the same file read twice differs in them. An output is also matched with its first lines set aside, up to this
+ * many lines and characters; those lines are kept, and only the identical rest becomes a reference.
+ */
+const HEADER_LINES = 6;
+const HEADER_CHARS = 300;
+
+/** An earlier output's text from `at` on, first seen in the result of call `callId`. */
+interface Rest {
+  callId: string;
+  text: string;
+  at: number;
+}
+
+/**
+ * A cheap key for a rest: its length and its last characters (hashing every rest whole cost about 60 % more
+ * compressor time); a match is then checked character by character.
+ */
+const restKey = (text: string, at: number) => `${text.length - at}:${text.slice(Math.max(at, text.length - 128))}`;
+
+function findRest(seen: Map<string, Rest[]>, text: string, at: number): Rest | undefined {
+  return seen.get(restKey(text, at))?.find((r) => text.length - at === r.text.length - r.at && text.endsWith(r.text.slice(r.at)));
+}
+
+/** Where the text after each of the first lines starts (0 first), within the header bounds. */
+function headerCuts(text: string): number[] {
+  const cuts = [0];
+  let at = 0;
+  while (cuts.length <= HEADER_LINES) {
+    const nl = text.indexOf('\n', at);
+    if (nl < 0 || nl + 1 > HEADER_CHARS) break;
+    at = nl + 1;
+    cuts.push(at);
+  }
+  return cuts;
+}
+
 interface Pass {
   opts: CompressOptions;
   lossy: boolean;
-  /** Tidied output text → the id of the call whose result first had it. */
-  seen: Map<string, string>;
+  /** Earlier outputs (tidied) and their rests after each of their first lines, by restKey. */
+  seen: Map<string, Rest[]>;
   chars: { ansi: number; whitespace: number; duplicates: number; cut: number; reasoning: number };
 }
 
@@ -72,19 +115,37 @@ function compressResult(r: ToolResultPart, pass: Pass): ToolResultPart {
   pass.chars.ansi += tidy.ansi;
   pass.chars.whitespace += tidy.whitespace;
   let text = tidy.text;
-  const first = pass.seen.get(text);
-  if (first !== undefined && tokensOfChars(text.length) >= pass.opts.dedupeMinTokens) {
-    const marker = duplicateMarker(first);
-    if (marker.length < text.length) {
-      pass.chars.duplicates += text.length - marker.length;
-      text = marker;
+  const worth = (c: number) => tokensOfChars(text.length - c) >= pass.opts.dedupeMinTokens;
+  const cuts = headerCuts(text);
+  // The longest rest seen before (the whole output first); a rest too short to be worth a reference is not matched.
+  let cut: number | undefined;
+  let earlier: Rest | undefined;
+  for (const c of cuts) {
+    earlier = worth(c) ? findRest(pass.seen, text, c) : undefined;
+    if (earlier !== undefined) {
+      cut = c;
+      break;
+    }
+  }
+  if (cut !== undefined && earlier !== undefined) {
+    const first = earlier.callId;
+    const shorter = cut === 0 ? duplicateMarker(first) : `${text.slice(0, cut)}${duplicateRestMarker(first)}`;
+    if (shorter.length < text.length) {
+      pass.chars.duplicates += text.length - shorter.length;
+      text = shorter;
     }
   } else {
-    if (first === undefined) pass.seen.set(text, r.callId);
+    for (const at of cuts) {
+      if (!worth(at)) continue;
+      const key = restKey(text, at);
+      const rests = pass.seen.get(key);
+      if (rests === undefined) pass.seen.set(key, [{ callId: r.callId, text, at }]);
+      else rests.push({ callId: r.callId, text, at });
+    }
     if (pass.lossy) {
-      const cut = cutOutput(text, pass.opts);
-      pass.chars.cut += text.length - cut.length;
-      text = cut;
+      const cutText = cutOutput(text, pass.opts);
+      pass.chars.cut += text.length - cutText.length;
+      text = cutText;
     }
   }
   if (text === joined) return r;
