@@ -63,8 +63,8 @@ export function createPgDb(url: string, max = 10): Db {
   };
 
   const wrap = (c: pg.PoolClient): Queryable => ({
-    query: async <T>(sql: string, params?: readonly unknown[]) => {
-      const r = await c.query(sql, params as unknown[]);
+    query: async <T>(sql: string, params?: readonly unknown[], options?: QueryOptions) => {
+      const r = options?.name ? await c.query({ name: options.name, text: sql, values: params as unknown[] }) : await c.query(sql, params as unknown[]);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     },
     exec: async (sql: string) => {

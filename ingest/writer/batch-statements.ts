@@ -100,6 +100,8 @@ export async function insertEvents(q: Queryable, rows: string | Buffer): Promise
      FROM x JOIN claimed c ON c.project_id = x.project_id AND c.event_id = x.event_id
      RETURNING project_id, event_id`,
     [rows],
+    // Prepared once per connection: planning it over every partition of events cost about 1.7 ms per batch.
+    { name: 'svc_insert_events' },
   );
   return new Set(r.rows.map((e) => eventKey(e.project_id, e.event_id)));
 }
