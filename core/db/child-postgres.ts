@@ -55,6 +55,7 @@ interface Ids { uid: number; gid: number }
  * because svc is gone however it went (SIGKILL and SIGHUP included), the shell sends the postmaster a fast shutdown
  * and exits with it. The postmaster's stdin is /dev/null and the pipe is closed for it.
  */
+const GUARD_NAME = 'svc-postgres-guard';
 const GUARD = [
   'exec 3<&0',
   '"$@" </dev/null 3<&- &',
@@ -116,10 +117,22 @@ const alive = (pid: number) => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]);
+  } catch {
+    if (existsSync('/proc')) return undefined;
+    const r = spawnSync('ps', ['-p', String(pid), '-o', 'ppid='], { encoding: 'utf8' });
+    return r.status === 0 ? Number(r.stdout.trim()) : undefined;
+  }
+}
+
 /**
- * A postmaster.pid left by an earlier run. A live postmaster on this data directory (svc was killed with SIGKILL
- * and the server outlived it) gets a fast shutdown, then an immediate one; a pid now used by another process
- * (a reboot) means the file is stale and it is removed. A dead pid is left to Postgres, which handles it itself.
+ * A postmaster.pid left by an earlier run. A live postmaster on this data directory whose guard still runs belongs
+ * to another svc on the same data dir: refused. One without its guard (it outlived its svc) gets a fast shutdown,
+ * then an immediate one; a pid now used by another process (a reboot) means the file is stale and it is removed. A
+ * dead pid is left to Postgres, which handles it itself.
  */
 export async function clearLeftoverServer(data: string, log: (msg: string) => void): Promise<void> {
   const file = join(data, 'postmaster.pid');
@@ -131,6 +144,10 @@ export async function clearLeftoverServer(data: string, log: (msg: string) => vo
     log(`removing a stale postmaster.pid (its pid ${pid} now belongs to another process)`);
     unlinkSync(file);
     return;
+  }
+  const guard = parentOf(pid);
+  if (guard && processCommand(guard)?.includes(GUARD_NAME)) {
+    throw new EmbeddedDbError('embedded_postgres_in_use', `another svc process (pid ${parentOf(guard) ?? 'unknown'}) runs the database in ${data}: one node per data directory. Stop it, or give this node its own SVC_DATA_DIR.`);
   }
   log(`a Postgres left running by an earlier start (pid ${pid}) holds ${data}: stopping it`);
   for (const [signal, waitMs] of [['SIGINT', 30_000], ['SIGQUIT', 10_000], ['SIGKILL', 5_000]] as const) {
@@ -202,7 +219,7 @@ export async function startChildPostgres(dir: string, opts: ChildPostgresOptions
   }
   const sock = socketDir(dir, ids);
   const settings = [...EMBEDDED_POSTGRES_SETTINGS.filter((s) => bin.major >= 18 || !s.startsWith('io_method')), 'listen_addresses=', `unix_socket_directories=${sock.path}`, 'unix_socket_permissions=0700'];
-  const proc: ChildProcess = spawn('/bin/sh', ['-c', GUARD, 'svc-postgres-guard', bin.postgres, '-D', data, ...settings.flatMap((s) => ['-c', s])], {
+  const proc: ChildProcess = spawn('/bin/sh', ['-c', GUARD, GUARD_NAME, bin.postgres, '-D', data, ...settings.flatMap((s) => ['-c', s])], {
     ...ids,
     detached: true,
     stdio: ['pipe', 'ignore', 'pipe'],

@@ -91,7 +91,7 @@ async function writableColumns(q: Queryable, t: Table): Promise<string[]> {
   return r.rows.map((x) => x.name);
 }
 
-async function copyTable(source: Db, target: Queryable, t: Table): Promise<number> {
+async function copyTable(source: Db, target: Queryable, t: Table, progress: (msg: string) => void): Promise<number> {
   const name = qualified(t.schema, t.name);
   const cols = await writableColumns(target, t);
   const insert = `INSERT INTO ${name} (${cols.map(ident).join(', ')}) OVERRIDING SYSTEM VALUE
@@ -99,11 +99,17 @@ async function copyTable(source: Db, target: Queryable, t: Table): Promise<numbe
   return source.tx(async (src) => {
     await src.exec(`DECLARE svc_copy NO SCROLL CURSOR FOR SELECT t::text AS row FROM ${name} t`);
     let copied = 0;
+    let next = 100_000;
     for (;;) {
       const batch = await src.query<{ row: string }>(`FETCH ${BATCH} FROM svc_copy`);
       if (batch.rows.length === 0) break;
       await target.query(insert, [batch.rows.map((r) => r.row)]);
       copied += batch.rows.length;
+      // A long table says it is moving.
+      if (copied >= next) {
+        progress(`copying ${shown(t)}: ${copied} rows so far`);
+        next += 100_000;
+      }
     }
     await src.exec('CLOSE svc_copy');
     return copied;
@@ -146,7 +152,7 @@ export async function copyDatabase(source: Db, target: Db, migrationsDir: string
     // Rows a migration seeded are in the source too (or were removed there): the source's rows are the truth.
     if (from.length) await q.exec(`TRUNCATE ${from.map((t) => qualified(t.schema, t.name)).join(', ')}`);
     for (const t of from) {
-      const rows = await copyTable(source, q, t);
+      const rows = await copyTable(source, q, t, progress);
       report.tables.push({ table: shown(t), rows });
       report.rows += rows;
       if (rows) progress(`copied ${shown(t)}: ${rows} row${rows === 1 ? '' : 's'}`);

