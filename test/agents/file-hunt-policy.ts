@@ -42,9 +42,12 @@ export function fileHuntPolicy(dir: string, readers: FileReader[], tour: readonl
     const usage = { input: 40 + Math.ceil(info.lastUserText.length / 4), output: 12 };
     if (offered.length === 0) return { text: 'Reading files', stop: 'end', usage };
     // A new user turn with no result yet starts the hunt; a result continues it, each step with the next of the
-    // agent's reading tools (so that each tool's call and result shape makes the round trip).
+    // agent's reading tools (so that each tool's call and result shape makes the round trip). A file read again is
+    // read with the tool of its first read, as an agent re-reads a file the way it read it.
     const path = info.lastIsToolResult || results.length === 0 ? nextPath(tour, results) : undefined;
-    if (path !== undefined) return call(offered[results.length % offered.length], path, dir, results.length + 1, usage);
+    const first = path === undefined ? -1 : tour.indexOf(path);
+    const step = first >= 0 && first < results.length ? first : results.length;
+    if (path !== undefined) return call(offered[step % offered.length], path, dir, results.length + 1, usage);
     return { text: `${FINAL_PREFIX} ${results.at(-1)?.trim() ?? ''}`, stop: 'end', usage };
   };
 }
