@@ -3575,8 +3575,9 @@ export interface paths {
                                     p50: number | null;
                                     p95: number | null;
                                 };
-                                /** @description What compression saved (on) and would have saved (audit-only); estimates. */
+                                /** @description What compression saved (on) and would have saved (audit-only); token counts are estimates (characters / 4). */
                                 compression: {
+                                    /** @description Calls compressed in `on`: the usage records' estimated input tokens before and after compression. */
                                     on: {
                                         /** @description Calls that went through the compressor in this mode. */
                                         calls: number;
@@ -3590,6 +3591,7 @@ export interface paths {
                                         /** @description USD: the saved tokens as fresh input (the ceiling). */
                                         dollars_saved_uncached: number;
                                     };
+                                    /** @description Calls in `audit-only`: what `on` would have saved, computed after each answer (compression_records). */
                                     audit_only: {
                                         /** @description Calls that went through the compressor in this mode. */
                                         calls: number;
@@ -3621,8 +3623,9 @@ export interface paths {
                                     p50: number | null;
                                     p95: number | null;
                                 };
-                                /** @description What compression saved (on) and would have saved (audit-only); estimates. */
+                                /** @description What compression saved (on) and would have saved (audit-only); token counts are estimates (characters / 4). */
                                 compression: {
+                                    /** @description Calls compressed in `on`: the usage records' estimated input tokens before and after compression. */
                                     on: {
                                         /** @description Calls that went through the compressor in this mode. */
                                         calls: number;
@@ -3636,6 +3639,7 @@ export interface paths {
                                         /** @description USD: the saved tokens as fresh input (the ceiling). */
                                         dollars_saved_uncached: number;
                                     };
+                                    /** @description Calls in `audit-only`: what `on` would have saved, computed after each answer (compression_records). */
                                     audit_only: {
                                         /** @description Calls that went through the compressor in this mode. */
                                         calls: number;
@@ -3838,7 +3842,10 @@ export interface paths {
                          * @enum {string}
                          */
                         mode: "off" | "audit-only" | "on";
-                        /** @default 4 */
+                        /**
+                         * @description The last N turns are never touched (default 2: the last tool call and its result).
+                         * @default 2
+                         */
                         keep_last_turns?: number;
                         /** @default [] */
                         rules?: {
