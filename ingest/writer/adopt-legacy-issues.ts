@@ -9,6 +9,7 @@
  * it; the other keeps its events and stops receiving new ones, which is what the new rule asks.
  */
 import type { Queryable } from '../../core/db/db.ts';
+import { recordsetOf } from './json-param.ts';
 
 interface LegacyCandidate {
   project: { id: number };
@@ -27,9 +28,9 @@ export async function adoptLegacyIssues(q: Queryable, events: LegacyCandidate[])
   if (byNew.size === 0) return;
   await q.query(
     `UPDATE issues i SET fingerprint = x.fingerprint
-     FROM jsonb_to_recordset($1::jsonb) AS x(project_id bigint, fingerprint text, legacy text)
+     FROM ${recordsetOf('$1', 'project_id bigint, fingerprint text, legacy text', '$2')} AS x
      WHERE i.project_id = x.project_id AND i.fingerprint = x.legacy
        AND NOT EXISTS (SELECT 1 FROM issues j WHERE j.project_id = x.project_id AND j.fingerprint = x.fingerprint)`,
-    [JSON.stringify([...byNew.values()])],
+    [JSON.stringify([...byNew.values()]), byNew.size],
   );
 }

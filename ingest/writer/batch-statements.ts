@@ -4,7 +4,7 @@
  * (other writers, other nodes) take row locks in one order.
  */
 import type { Queryable } from '../../core/db/db.ts';
-import { jsonParam } from './json-param.ts';
+import { jsonParam, recordsetOf } from './json-param.ts';
 
 export interface NewIssueRow {
   id: string;
@@ -36,8 +36,8 @@ export interface EnsuredIssue extends IssueKey {
 export async function ensureIssues(q: Queryable, rows: NewIssueRow[], now: Date): Promise<EnsuredIssue[]> {
   const r = await q.query<EnsuredIssue>(
     `WITH x AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, project_id bigint, fingerprint text, title text, culprit text,
-         level text, type text, first_seen timestamptz)
+       SELECT * FROM ${recordsetOf('$1', `id text, project_id bigint, fingerprint text, title text, culprit text,
+         level text, type text, first_seen timestamptz`, '$3')} AS x
      ), created AS (
        INSERT INTO issues (id, project_id, fingerprint, title, culprit, level, type, first_seen, last_seen, created_at, updated_at)
        SELECT x.id, x.project_id, x.fingerprint, x.title, x.culprit, x.level, x.type, x.first_seen, x.first_seen, $2, $2
@@ -48,7 +48,7 @@ export async function ensureIssues(q: Queryable, rows: NewIssueRow[], now: Date)
      SELECT id, project_id, fingerprint, true AS created FROM created
      UNION ALL
      SELECT i.id, i.project_id, i.fingerprint, false AS created FROM issues i JOIN x ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint`,
-    [jsonParam(rows), now],
+    [jsonParam(rows), now, rows.length],
   );
   const found = new Set(r.rows.map((k) => `${k.project_id}:${k.fingerprint}`));
   const missing = rows.filter((k) => !found.has(`${k.project_id}:${k.fingerprint}`));
@@ -60,9 +60,9 @@ export async function ensureIssues(q: Queryable, rows: NewIssueRow[], now: Date)
 async function issueIds(q: Queryable, keys: Array<{ project_id: number; fingerprint: string }>): Promise<IssueKey[]> {
   const r = await q.query<IssueKey>(
     `SELECT i.id, i.project_id, i.fingerprint FROM issues i
-     JOIN jsonb_to_recordset($1::jsonb) AS x(project_id bigint, fingerprint text)
+     JOIN ${recordsetOf('$1', 'project_id bigint, fingerprint text', '$2')} AS x
        ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint`,
-    [jsonParam(keys)],
+    [jsonParam(keys), keys.length],
   );
   return r.rows;
 }
@@ -77,13 +77,13 @@ async function issueIds(q: Queryable, keys: Array<{ project_id: number; fingerpr
  * event_ids first and only the events whose claim succeeded are inserted; while the table from before partitioning
  * is still attached (events_legacy, bound in partition_legacy), its ids are checked too, through its primary key.
  */
-export async function insertEvents(q: Queryable, rows: string | Buffer): Promise<Set<string>> {
+export async function insertEvents(q: Queryable, rows: string | Buffer, count: number): Promise<Set<string>> {
   const r = await q.query<{ project_id: number; event_id: string }>(
     `WITH x AS MATERIALIZED (
        SELECT x.project_id, x.event_id, i.id AS issue_id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data,
          x.received_at + make_interval(secs => p.retention_days * 86400) AS expires_at
-       FROM jsonb_to_recordset($1::text::jsonb) AS x(project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
-         received_at timestamptz, level text, release text, environment text, title text, data jsonb)
+       FROM ${recordsetOf('$1::text', `project_id bigint, event_id text, fingerprint text, timestamp timestamptz,
+         received_at timestamptz, level text, release text, environment text, title text, data jsonb`, '$2')} AS x
        JOIN issues i ON i.project_id = x.project_id AND i.fingerprint = x.fingerprint
        JOIN projects p ON p.id = x.project_id
      ), claimed AS (
@@ -99,7 +99,7 @@ export async function insertEvents(q: Queryable, rows: string | Buffer): Promise
      SELECT x.project_id, x.event_id, x.issue_id, x.timestamp, x.received_at, x.level, x.release, x.environment, x.title, x.data, x.expires_at
      FROM x JOIN claimed c ON c.project_id = x.project_id AND c.event_id = x.event_id
      RETURNING project_id, event_id`,
-    [rows],
+    [rows, count],
     // Prepared once per connection: planning it over every partition of events cost about 1.7 ms per batch.
     { name: 'svc_insert_events' },
   );

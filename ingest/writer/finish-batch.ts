@@ -7,7 +7,7 @@
 import type { Queryable } from '../../core/db/db.ts';
 import type { OutcomeRow } from '../outcome-counter.ts';
 import type { IssueUpdate } from './batch-statements.ts';
-import { jsonParam } from './json-param.ts';
+import { jsonParam, recordsetOf } from './json-param.ts';
 
 export interface BatchEnd {
   updates: readonly IssueUpdate[];
@@ -15,7 +15,7 @@ export interface BatchEnd {
   inboxIds: readonly string[];
 }
 
-const UPDATE_ISSUES = (rows: string, now: string) => `UPDATE issues i SET
+const UPDATE_ISSUES = (rows: string, count: string, now: string) => `UPDATE issues i SET
        count = i.count + x.added,
        people = i.people + x.people_added,
        first_seen = LEAST(i.first_seen, x.first_seen),
@@ -32,9 +32,9 @@ const UPDATE_ISSUES = (rows: string, now: string) => `UPDATE issues i SET
        ignored_at_count = CASE WHEN x.state_changed THEN NULL ELSE i.ignored_at_count END,
        spike_notified_hour = COALESCE(x.spike_hour, i.spike_notified_hour),
        updated_at = ${now}
-     FROM jsonb_to_recordset(${rows}::jsonb) AS x(id text, added bigint, people_added bigint, first_seen timestamptz,
+     FROM ${recordsetOf(rows, `id text, added bigint, people_added bigint, first_seen timestamptz,
        last_seen timestamptz, first_release text, last_release text, last_event_id text, state text, regressed boolean,
-       state_changed boolean, spike_hour timestamptz)
+       state_changed boolean, spike_hour timestamptz`, count)} AS x
      WHERE i.id = x.id`;
 
 // An hour's counts expire with the stats' horizon (HOURLY_KEPT_DAYS, 90 days), so the upsert key may include it.
@@ -51,7 +51,7 @@ export async function finishBatch(q: Queryable, end: BatchEnd, now: Date): Promi
   const parts: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
-  if (end.updates.length > 0) parts.push(UPDATE_ISSUES(param(jsonParam(end.updates)), param(now)));
+  if (end.updates.length > 0) parts.push(UPDATE_ISSUES(param(jsonParam(end.updates)), param(end.updates.length), param(now)));
   if (end.outcomes.length > 0) parts.push(ADD_OUTCOMES(param(jsonParam(end.outcomes.map(outcomeRow)))));
   if (end.inboxIds.length > 0) parts.push(DELETE_INBOX(param(end.inboxIds)));
   if (parts.length === 0) return;

@@ -74,7 +74,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: s
     g.issueId = id;
   }
 
-  const inserted = await insertEvents(q, rows);
+  const inserted = await insertEvents(q, rows, events.length);
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));

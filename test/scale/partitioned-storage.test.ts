@@ -107,9 +107,9 @@ function suite(name: string, open: () => Promise<{ db: Db; drop(): Promise<void>
       const clock = new ManualClock(Date.now());
       // An id the legacy table holds is skipped; a new one is stored.
       await t.db.tx(async (q) => {
-        expect((await insertEvents(q, eventRow(5, new Date(clock.now())))).size).toBe(0);
-        expect([...(await insertEvents(q, eventRow(10_001, new Date(clock.now()))))]).toEqual([`1:${hex(10_001)}`]);
-        expect((await insertEvents(q, eventRow(10_001, new Date(clock.now())))).size).toBe(0);
+        expect((await insertEvents(q, eventRow(5, new Date(clock.now())), 1)).size).toBe(0);
+        expect([...(await insertEvents(q, eventRow(10_001, new Date(clock.now())), 1))]).toEqual([`1:${hex(10_001)}`]);
+        expect((await insertEvents(q, eventRow(10_001, new Date(clock.now())), 1)).size).toBe(0);
       });
       expect(await count(t.db, 'SELECT count(*)::int AS n FROM events')).toBe(ROWS + 1);
       expect(await count(t.db, "SELECT count(*)::int AS n FROM event_ids WHERE event_id = lpad('2711', 32, '0')")).toBe(1);
@@ -119,7 +119,7 @@ function suite(name: string, open: () => Promise<{ db: Db; drop(): Promise<void>
       const clock = new ManualClock(Date.now());
       // Past the legacy bound: a project with a long retention.
       await t.db.exec('UPDATE projects SET retention_days = 400 WHERE id = 1');
-      await t.db.tx((q) => insertEvents(q, eventRow(10_002, new Date(clock.now()))));
+      await t.db.tx((q) => insertEvents(q, eventRow(10_002, new Date(clock.now())), 1));
       expect(await count(t.db, 'SELECT count(*)::int AS n FROM events_default')).toBe(1);
 
       const r = await maintainPartitions(contextOf(t.db, clock));
@@ -152,7 +152,7 @@ function suite(name: string, open: () => Promise<{ db: Db; drop(): Promise<void>
       expect(dropped).toEqual(expect.arrayContaining(['events_legacy', 'usage_records_legacy', 'ingest_outcomes_legacy']));
       expect(await counts(t.db)).toEqual({ events: 1, usage: 0, bodies: 0, outcomes: 0 });
       // Inserting still works after the legacy partitions are gone (the event id check no longer has a bound).
-      await t.db.tx((q) => insertEvents(q, eventRow(10_003, new Date(clock.now()))));
+      await t.db.tx((q) => insertEvents(q, eventRow(10_003, new Date(clock.now())), 1));
       expect(await count(t.db, 'SELECT count(*)::int AS n FROM events')).toBe(2);
     });
   });
