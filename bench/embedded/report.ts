@@ -66,7 +66,7 @@ export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; da
     const mem = (mb: number, svc: number) => (x.measuresMemory ? `${fmt(mb)} MB (${mark(mb < TARGETS.pssMb)}; svc ${fmt(svc)})` : '– (a shared server)');
     lines.push(`| ${x.engine} | ${x.measuresMemory ? `${fmt(x.start, 2)} s (${mark(x.start < TARGETS.firstStartSeconds)})` : '–'} | ` +
       `${x.measuresMemory ? `${fmt(x.startPeak)} MB` : '–'} | ${mem(x.idle, x.idleSvc)} | ${mem(x.load, x.loadSvc)} | ${fmt(x.eps)} (${x.range}) | ` +
-      `${x === reference ? '100 % (reference)' : `${fmt(share * 100)} % (${mark(share >= TARGETS.shareOfReference)})`} | ${x.lost} | ${x.refused} |`);
+      `${x === reference ? '100 % (reference)' : Number.isFinite(share) ? `${fmt(share * 100)} % (${mark(share >= TARGETS.shareOfReference)})` : '– (no reference: DATABASE_URL unset)'} | ${x.lost} | ${x.refused} |`);
   }
   lines.push('', `The embedded default's Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
     'no data checksums, a Unix socket in its data directory only, svc\'s pool of 10 connections; its first start includes initdb and the migrations.');

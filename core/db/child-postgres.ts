@@ -38,12 +38,12 @@ export interface ChildPostgresOptions {
 }
 
 /**
- * Settings of the embedded server: connections for one node's pool, durability unchanged (fsync on). Buffers and WAL
- * are Postgres's defaults: with shared_buffers=32MB and max_wal_size=256MB ingest ran at about 40 % of the server's
- * rate here, below the 60 % target. Postgres 18's data checksums (initdb's default) and I/O workers cost the rest:
- * without them it ran at 75-83 %.
+ * Settings of the embedded server: connections for one node's pool, durability unchanged (fsync on). 64 MB of
+ * shared buffers: against 128 MB it held about 75 MB less under the ingest bench's load at a rate within the
+ * runs' noise (94 % and 110 % of the server's, 2026-11-24); 32 MB ran at 48 % in one run. Postgres 18's data checksums
+ * (initdb's default) and I/O workers cost a third of the rate here: off (docs/performance.md, embedded default).
  */
-export const EMBEDDED_POSTGRES_SETTINGS = ['shared_buffers=128MB', 'max_connections=30', 'max_wal_size=1GB', 'huge_pages=off', 'io_method=sync'];
+export const EMBEDDED_POSTGRES_SETTINGS = ['shared_buffers=64MB', 'max_connections=30', 'max_wal_size=1GB', 'huge_pages=off', 'io_method=sync'];
 
 /** Beside the cluster: the binaries that created it ({ major, version, package: { name, version } }). */
 export const BINARIES_FILE = 'binaries.json';
