@@ -5,8 +5,8 @@
  * stopped by the next start, one that another running svc holds is not (refused); a stale postmaster.pid whose pid
  * belongs to another process is cleared; a database that dies under a running node is reported.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,9 +30,12 @@ function dataDir(): string {
 
 interface Started { proc: ChildProcess; url: string; output: () => string }
 
-function start(dir: string, ownGroup = false): Promise<Started> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' };
-  const proc = spawn(process.execPath, ['main.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+function start(dir: string, ownGroup = false, asUser?: string): Promise<Started> {
+  const env = { PATH: process.env.PATH ?? '', HOME: asUser ? tmpdir() : process.env.HOME ?? '', SVC_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' };
+  const [cmd, args] = asUser
+    ? ['runuser', ['-u', asUser, '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, 'main.js', 'serve']]
+    : [process.execPath, ['main.js', 'serve']];
+  const proc = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
   procs.push(proc);
   let out = '';
   proc.stdout?.on('data', (d) => (out += d));
@@ -115,6 +118,37 @@ describe.skipIf(process.platform !== 'linux')('the child Postgres under a real s
     const s = await start(dir, true);
     const pid = postmasterPid(dir);
     process.kill(-s.proc.pid!, 'SIGINT');
+    expect(await exited(s.proc)).toBe(0);
+    await waitUntil(() => !alive(pid));
+    expect(postgresOn(dir)).toEqual([]);
+  });
+});
+
+/** Started as root, the tests above ran the database as the postgres user; this runs all of svc as a normal user. */
+const asNormalUser = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('runuser', ['-u', 'nobody', '--', 'test', '-r', 'main.js']).status === 0;
+
+describe.skipIf(!asNormalUser)('the embedded default started by a normal user', () => {
+  it('runs the database as that user, serves, and leaves nothing behind on SIGTERM', async () => {
+    const dir = dataDir();
+    const nobody = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim());
+    chownSync(dir, nobody, Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' }).trim()));
+    const s = await start(dir, false, 'nobody');
+    const health = await (await fetch(`${s.url}/healthz`)).json();
+    expect(health.checks.database).toMatchObject({ ok: true, kind: 'embedded' });
+    const pid = postmasterPid(dir);
+    expect(statSync(`/proc/${pid}`).uid).toBe(nobody);
+    // The signal goes to svc itself, runuser's child; runuser exits with its status.
+    const svc = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).find((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) === s.proc.pid;
+      } catch {
+        return false;
+      }
+    });
+    expect(svc).toBeDefined();
+    expect(statSync(`/proc/${svc}`).uid).toBe(nobody);
+    process.kill(svc!, 'SIGTERM');
     expect(await exited(s.proc)).toBe(0);
     await waitUntil(() => !alive(pid));
     expect(postgresOn(dir)).toEqual([]);
