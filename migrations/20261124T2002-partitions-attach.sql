@@ -23,12 +23,6 @@ ALTER TABLE events ADD FOREIGN KEY (issue_id) REFERENCES issues(id) ON DELETE CA
 CREATE INDEX events_project_received ON events (project_id, received_at);
 CREATE INDEX events_issue_received ON events (issue_id, received_at DESC);
 CREATE INDEX events_project_event ON events (project_id, event_id);
-DO $$ BEGIN
-  EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
-    (SELECT until FROM partition_legacy WHERE table_name = 'events'));
-END $$;
-ALTER TABLE events_legacy DROP CONSTRAINT events_legacy_range;
-CREATE TABLE events_default PARTITION OF events DEFAULT;
 
 CREATE TABLE event_ids (
   project_id bigint NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
@@ -57,14 +51,6 @@ CREATE INDEX usage_records_at ON usage_records (at);
 -- A record's expiry follows from its time, so a write repeated after a crash has the same and is stored once.
 CREATE UNIQUE INDEX usage_records_record_id ON usage_records (record_id, expires_at);
 CREATE INDEX usage_records_written_xid ON usage_records USING brin (written_xid) WITH (pages_per_range = 32, autosummarize = on);
-DO $$ BEGIN
-  EXECUTE format('ALTER TABLE usage_records ATTACH PARTITION usage_records_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
-    (SELECT until FROM partition_legacy WHERE table_name = 'usage_records'));
-END $$;
-ALTER TABLE usage_records_legacy DROP CONSTRAINT usage_records_legacy_range;
--- Its old unique key on record_id alone would refuse, instead of skipping, a record whose expiry differs.
-DROP INDEX usage_records_legacy_record_id;
-CREATE TABLE usage_records_default PARTITION OF usage_records DEFAULT;
 
 -- call_bodies
 ALTER TABLE call_bodies RENAME TO call_bodies_legacy;
@@ -77,12 +63,6 @@ CREATE UNIQUE INDEX call_bodies_id ON call_bodies (id, expires_at);
 CREATE INDEX call_bodies_key ON call_bodies (key_id, created_at DESC, id DESC);
 CREATE INDEX call_bodies_team ON call_bodies (team_id, created_at DESC, id DESC);
 CREATE INDEX call_bodies_expires ON call_bodies (expires_at);
-DO $$ BEGIN
-  EXECUTE format('ALTER TABLE call_bodies ATTACH PARTITION call_bodies_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
-    (SELECT until FROM partition_legacy WHERE table_name = 'call_bodies'));
-END $$;
-ALTER TABLE call_bodies_legacy DROP CONSTRAINT call_bodies_legacy_range;
-CREATE TABLE call_bodies_default PARTITION OF call_bodies DEFAULT;
 
 -- ingest_outcomes (an hour's counts expire with the hour, so its upsert key may include the expiry)
 ALTER TABLE ingest_outcomes RENAME TO ingest_outcomes_legacy;
@@ -91,11 +71,20 @@ CREATE TABLE ingest_outcomes (LIKE ingest_outcomes_legacy INCLUDING DEFAULTS) PA
 ALTER TABLE ingest_outcomes ALTER COLUMN expires_at SET DEFAULT now() + interval '90 days';
 ALTER TABLE ingest_outcomes ADD FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
 CREATE UNIQUE INDEX ingest_outcomes_key ON ingest_outcomes (project_id, hour, outcome, reason, category, expires_at);
-DO $$ BEGIN
-  EXECUTE format('ALTER TABLE ingest_outcomes ATTACH PARTITION ingest_outcomes_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
-    (SELECT until FROM partition_legacy WHERE table_name = 'ingest_outcomes'));
+
+-- Each old table attached under its parent as the partition of the expiries before its bound (the CHECK that step 2
+-- validated proves the range, so ATTACH does not scan it; the CHECK then goes), and a DEFAULT partition beside it.
+DO $$
+DECLARE t record;
+BEGIN
+  FOR t IN SELECT table_name, until FROM partition_legacy LOOP
+    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)', t.table_name, t.table_name || '_legacy', t.until);
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t.table_name || '_legacy', t.table_name || '_legacy_range');
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I DEFAULT', t.table_name || '_default', t.table_name);
+  END LOOP;
 END $$;
-ALTER TABLE ingest_outcomes_legacy DROP CONSTRAINT ingest_outcomes_legacy_range;
+
+-- Its old unique key on record_id alone would refuse, instead of skipping, a record whose expiry differs.
+DROP INDEX usage_records_legacy_record_id;
 -- An hour counted before and after partitioning has a row of each expiry: the old key without it would refuse one.
 ALTER TABLE ingest_outcomes_legacy DROP CONSTRAINT ingest_outcomes_legacy_pkey;
-CREATE TABLE ingest_outcomes_default PARTITION OF ingest_outcomes DEFAULT;

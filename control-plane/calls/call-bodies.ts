@@ -62,7 +62,8 @@ export function callView(c: CallRow): Record<string, unknown> {
   return v;
 }
 
-const DAYS: Record<string, number> = { '1d': 1, '7d': 7, '30d': 30 };
+/** Days a key's log_bodies keeps a body. */
+export const LOG_BODIES_DAYS: Record<string, number> = { '1d': 1, '7d': 7, '30d': 30 };
 
 /**
  * A key's log_bodies changed: `off` deletes its kept bodies at once; a shorter retention brings their expiry
@@ -73,7 +74,7 @@ export async function applyLogBodiesChange(db: Queryable, keyId: string, logBodi
     await db.query('DELETE FROM call_bodies WHERE key_id = $1', [keyId]);
     return;
   }
-  const days = DAYS[logBodies];
+  const days = LOG_BODIES_DAYS[logBodies];
   if (days !== undefined) {
     await db.query(`UPDATE call_bodies SET expires_at = created_at + make_interval(days => $2) WHERE key_id = $1 AND expires_at > created_at + make_interval(days => $2)`, [keyId, days]);
   }

@@ -11,7 +11,7 @@
  */
 import type { AppContext } from '../../core/context.ts';
 import { deleteInBatches } from '../../core/db/delete-in-batches.ts';
-import { deleteExpiredRows } from '../../core/db/partitions.ts';
+import { deleteExpiredRows, existingTables } from '../../core/db/partitions.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { HOURLY_KEPT_DAYS } from './issue-hourly.ts';
 
@@ -50,7 +50,7 @@ export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Pr
   const now = ctx.clock.now();
   const result: RetentionResult = { events: 0, hourly: 0, outcomes: 0 };
   const projects = await ctx.db.query<{ id: number; retention_days: number }>('SELECT id, retention_days FROM projects ORDER BY id');
-  const legacy = (await existing(ctx, ['events_legacy'])).length > 0;
+  const legacy = (await existingTables(ctx.db, ['events_legacy'])).length > 0;
   for (const p of legacy ? projects.rows : []) {
     const cutoff = new Date(now - p.retention_days * DAY_MS);
     result.events += await deleteInBatches(() => ctx.db.query(
@@ -69,7 +69,7 @@ export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Pr
     `DELETE FROM issue_hourly WHERE ctid = ANY(ARRAY(SELECT ctid FROM issue_hourly WHERE hour < $1 LIMIT $2))`,
     [hourCutoff, batch],
   ), batch);
-  if ((await existing(ctx, ['ingest_outcomes_legacy'])).length > 0) {
+  if ((await existingTables(ctx.db, ['ingest_outcomes_legacy'])).length > 0) {
     result.outcomes += await deleteInBatches(() => ctx.db.query(
       `DELETE FROM ingest_outcomes_legacy WHERE ctid = ANY(ARRAY(SELECT ctid FROM ingest_outcomes_legacy WHERE hour < $1 LIMIT $2))`,
       [hourCutoff, batch],
@@ -79,9 +79,3 @@ export async function runRetention(ctx: AppContext, batch = RETENTION_BATCH): Pr
   return result;
 }
 
-/** The tables of the list that exist (a legacy partition is gone once its bound has passed). */
-async function existing(ctx: AppContext, tables: string[]): Promise<string[]> {
-  const r = await ctx.db.query<{ name: string }>('SELECT relname AS name FROM pg_class WHERE relname = ANY($1) AND relkind = $2', [tables, 'r']);
-  const found = new Set(r.rows.map((x) => x.name));
-  return tables.filter((t) => found.has(t));
-}

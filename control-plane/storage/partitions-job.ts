@@ -17,13 +17,13 @@ import {
   PARTITIONED_TABLES, DAY_MS, type PartitionedTable,
 } from '../../core/db/partitions.ts';
 import type { Job } from '../../core/scheduler.ts';
+import { LOG_BODIES_DAYS } from '../calls/call-bodies.ts';
+import { HOURLY_KEPT_DAYS } from '../projects/issue-hourly.ts';
 
 export const PARTITIONS_JOB = 'partitions';
 const EVERY_MS = 60 * 60_000;
 /** Days ahead of today's rows whose partitions exist before they are needed. */
 const AHEAD_DAYS = 1;
-const LOG_BODIES_DAYS: Record<string, number> = { '1d': 1, '7d': 7, '30d': 30 };
-const STATS_KEPT_DAYS = 90;
 
 export interface PartitionsResult {
   created: string[];
@@ -74,6 +74,6 @@ async function retentionsInUse(ctx: AppContext, table: PartitionedTable): Promis
         .map((r) => LOG_BODIES_DAYS[r.b])
         .filter((d) => d !== undefined);
     case 'ingest_outcomes':
-      return [STATS_KEPT_DAYS];
+      return [HOURLY_KEPT_DAYS];
   }
 }

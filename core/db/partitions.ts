@@ -73,8 +73,7 @@ export async function createDayPartition(db: Db, table: PartitionedTable, day: n
       await q.query(LOCK_TIMEOUT);
       // Writers that would land in the default partition wait for this moment: no row of the day slips in between.
       await q.query(`LOCK TABLE ${table}_default IN ACCESS EXCLUSIVE MODE`);
-      const exists = await q.query('SELECT 1 FROM pg_class WHERE relname = $1', [name]);
-      if (exists.rows.length > 0) throw new AlreadyThere();
+      if ((await existingTables(q, [name])).length > 0) throw new AlreadyThere();
       await q.query(`CREATE TEMP TABLE partition_moving ON COMMIT DROP AS
         WITH moved AS (DELETE FROM ${table}_default WHERE expires_at >= $1 AND expires_at < $2 RETURNING *) SELECT * FROM moved`, [from, to]);
       await q.query(`CREATE TABLE ${name} PARTITION OF ${table} FOR VALUES FROM ('${from}') TO ('${to}')`);
@@ -125,10 +124,8 @@ export async function legacyUntil(db: Queryable, table: PartitionedTable): Promi
  * job's period instead of to the day. Returns how many rows went.
  */
 export async function deleteExpiredRows(db: Queryable, table: PartitionedTable, now: number, batch: number): Promise<number> {
-  const candidates = [`${table}_default`, partitionName(table, dayOf(now))];
-  const r = await db.query<{ name: string }>('SELECT relname AS name FROM pg_class WHERE relname = ANY($1)', [candidates]);
   let total = 0;
-  for (const { name } of r.rows) {
+  for (const name of await existingTables(db, [`${table}_default`, partitionName(table, dayOf(now))])) {
     for (;;) {
       const d = await db.query(`DELETE FROM ${name} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${name} WHERE expires_at <= $1 LIMIT $2))`, [new Date(now), batch]);
       total += d.rowCount;
@@ -136,4 +133,11 @@ export async function deleteExpiredRows(db: Queryable, table: PartitionedTable, 
     }
   }
   return total;
+}
+
+/** The tables of the list that exist (a legacy partition is gone once its bound has passed), in the list's order. */
+export async function existingTables(db: Queryable, names: readonly string[]): Promise<string[]> {
+  const r = await db.query<{ name: string }>("SELECT relname AS name FROM pg_class WHERE relname = ANY($1) AND relkind IN ('r', 'p')", [names]);
+  const found = new Set(r.rows.map((x) => x.name));
+  return names.filter((n) => found.has(n));
 }
