@@ -112,12 +112,6 @@ export async function daysWaitingInDefault(db: Queryable, table: PartitionedTabl
   return r.rows.map((x) => new Date(x.day).getTime());
 }
 
-/** The legacy partition's bound (ms), or null once it is gone. */
-export async function legacyUntil(db: Queryable, table: PartitionedTable): Promise<number | null> {
-  const r = await db.query<{ until: Date }>('SELECT until FROM partition_legacy WHERE table_name = $1', [table]);
-  return r.rows[0] ? new Date(r.rows[0].until).getTime() : null;
-}
-
 /**
  * Deletes, in batches, the rows whose expiry has passed but whose partition is not yet dropped: those of today's
  * partition (dropped whole only once the day is over) and of the default partition. Keeps a retention exact to the

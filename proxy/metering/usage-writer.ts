@@ -78,7 +78,7 @@ const COLUMNS: readonly (readonly [string, string])[] = [
  * The record's expiry (its partition, core/db/partitions.ts) follows from its time alone, so a write repeated after a
  * crash has the same one and the unique (record_id, expires_at) stores it once.
  */
-export function usageExpiry(at: Date, retentionDays: number): Date {
+function usageExpiry(at: Date, retentionDays: number): Date {
   return new Date(at.getTime() + retentionDays * 86_400_000);
 }
 
