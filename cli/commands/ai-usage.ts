@@ -85,7 +85,7 @@ export const usage = defineCommand({
       ctx.out.line(`Usage from ${u.from} to ${u.to}`);
       ctx.out.table(u.groups, cols, 'No calls in this period.');
       const t = u.totals;
-      ctx.out.line(`Total: ${n(t.calls)} calls, ${n(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens)} tokens, $${t.cost_usd.toFixed(4)}, ${n(t.errors)} errors`);
+      ctx.out.line(`Total: ${count(t.calls, 'call')}, ${count(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens, 'token')}, $${t.cost_usd.toFixed(4)}, ${count(t.errors, 'error')}`);
       const saved = (s: Savings) => `${n(s.tokens_saved)} input tokens${pct(s)} over ${n(s.calls)} calls (${n(s.tokens_before)} → ${n(s.tokens_after)}), $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
       const c = t.compression;
       if (c && c.on.calls > 0) ctx.out.line(`Compression saved: ${saved(c.on)}`);
@@ -94,3 +94,8 @@ export const usage = defineCommand({
     });
   },
 });
+
+/** A count with its noun, singular for exactly one ("1 error", "2 errors"). */
+function count(v: number, noun: string): string {
+  return `${n(v)} ${noun}${v === 1 ? '' : 's'}`;
+}

@@ -103,7 +103,7 @@ describe('svc ai quota and usage', () => {
     const lines = r.stdout.split('\n');
     expect(lines[1]).toMatch(/^MODEL\s+KEY\s+CALLS\s+INPUT\s+OUTPUT/);
     expect(lines.find((l) => l.startsWith('gpt-4o-mini'))).toMatch(/gpt-4o-mini\s+ci-bot\s+1\s+13\s+7/);
-    expect(r.stdout).toMatch(/Total: 1 calls, 20 tokens/);
+    expect(r.stdout).toMatch(/Total: 1 call, 20 tokens/);
     const json = await runSvc(['ai', 'usage', '--days', '1', '--by', 'model', '--json'], admin);
     expect(JSON.parse(json.stdout).group_by).toEqual(['model']);
   });
