@@ -28,8 +28,10 @@ async function loadSuites(): Promise<BenchSuite[]> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const names = argv.filter((a, i) => !a.startsWith('-') && (i === 0 || !argv[i - 1].startsWith('--')));
-  const options = argv.filter((a) => !names.includes(a));
+  const isName = (a: string, i: number) => !a.startsWith('-') && (i === 0 || !argv[i - 1].startsWith('--'));
+  const names = argv.filter(isName);
+  // By position, not by value: `embedded --engines embedded` keeps the option's value.
+  const options = argv.filter((a, i) => !isName(a, i));
   const suites = await loadSuites();
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`usage: npm run bench [-- <suite>… [options]]\nsuites:\n${suites.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}\n`);
