@@ -2,6 +2,7 @@
 import { writePerformanceSection } from '../performance-doc.ts';
 import { ROOT } from '../ingest/child-process.ts';
 import { EMBEDDED_POSTGRES_SETTINGS } from '../../core/db/child-postgres.ts';
+import { EMBEDDED_POOL_SIZE } from '../../core/db/embedded-db.ts';
 
 export interface EngineRun {
   engine: string;
@@ -69,7 +70,8 @@ export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; da
       `${x === reference ? '100 % (reference)' : Number.isFinite(share) ? `${fmt(share * 100)} % (${mark(share >= TARGETS.shareOfReference)})` : '– (no reference: DATABASE_URL unset)'} | ${x.lost} | ${x.refused} |`);
   }
   lines.push('', `The embedded default's Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
-    'no data checksums, a Unix socket in its data directory only, svc\'s pool of 10 connections; its first start includes initdb and the migrations.');
+    `no data checksums, a Unix socket in its data directory only, svc's pool of ${EMBEDDED_POOL_SIZE} connections; its first start includes initdb and the migrations. ` +
+    'svc serves with its embedded memory settings (launch/embedded-memory.js: an 8 MB young generation, malloc returning blocks of 64 KB and more).');
   return lines.join('\n');
 }
 

@@ -38,12 +38,13 @@ export interface ChildPostgresOptions {
 }
 
 /**
- * Settings of the embedded server: connections for one node's pool, durability unchanged (fsync on). 64 MB of
- * shared buffers: against 128 MB it held about 75 MB less under the ingest bench's load at a rate within the
- * runs' noise (94 % and 110 % of the server's, 2026-11-24); 32 MB ran at 48 % in one run. Postgres 18's data checksums
+ * Settings of the embedded server: connections for one node's pool, durability unchanged (fsync on). 32 MB of
+ * shared buffers, with a pool of 5: under the ingest bench's load about 75 MB of PSS for the whole server against
+ * 120-130 MB with 64 MB and a pool of 10, at 106 % of the server's rate (3 rounds, 2026-11-24; an earlier single run
+ * at 32 MB reached 48 %, within that day's noise). Postgres 18's data checksums
  * (initdb's default) and I/O workers cost a third of the rate here: off (docs/performance.md, embedded default).
  */
-export const EMBEDDED_POSTGRES_SETTINGS = ['shared_buffers=64MB', 'max_connections=30', 'max_wal_size=1GB', 'huge_pages=off', 'io_method=sync'];
+export const EMBEDDED_POSTGRES_SETTINGS = ['shared_buffers=32MB', 'max_connections=30', 'max_wal_size=1GB', 'huge_pages=off', 'io_method=sync'];
 
 /** Beside the cluster: the binaries that created it ({ major, version, package: { name, version } }). */
 export const BINARIES_FILE = 'binaries.json';

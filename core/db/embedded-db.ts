@@ -26,8 +26,11 @@ export interface EmbeddedDbOptions {
   onCrash?: (code: number | null, lastLog: string) => void;
 }
 
-/** Connections of the node's pool, as on a server (each is a backend process of the child, with its own memory). */
-const POOL = 10;
+/**
+ * Connections of the node's pool. Each is a backend process of the child with its own memory (3 to 17 MB under the
+ * embedded bench's ingest load); one node writes events one batch at a time here, so 5 are enough where a server gets 10.
+ */
+export const EMBEDDED_POOL_SIZE = 5;
 
 export const postgresDir = (dataDir: string) => join(dataDir, 'postgres');
 
@@ -38,7 +41,7 @@ export async function createEmbeddedDb(dataDir: string, opts: EmbeddedDbOptions)
   await upgradeIfNeeded(dir, opts.upgradeFrom, opts.migrationsDir, progress);
   const server = await startChildPostgres(dir, { log: progress });
   if (opts.onCrash) server.onUnexpectedExit(opts.onCrash);
-  const db = createPgDb(server.url, POOL);
+  const db = createPgDb(server.url, EMBEDDED_POOL_SIZE);
   return {
     ...db,
     kind: 'embedded',

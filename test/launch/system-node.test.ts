@@ -70,7 +70,7 @@ describe.skipIf(!older)(`svc under the system's Node ${systemMajor}`, () => {
     const bare = mkdtempSync(join(tmpdir(), 'svc-bare-'));
     try {
       for (const dir of ['launch', 'cli']) mkdirSync(join(bare, dir));
-      for (const file of ['main.js', 'launch/node-24.js', 'launch/check-node-24.js', 'cli/svc.js']) copyFileSync(join(ROOT, file), join(bare, file));
+      for (const file of ['main.js', 'launch/node-24.js', 'launch/embedded-memory.js', 'launch/check-node-24.js', 'cli/svc.js']) copyFileSync(join(ROOT, file), join(bare, file));
       writeFileSync(join(bare, 'package.json'), '{"type":"module"}');
       for (const script of ['main.js', 'cli/svc.js', 'launch/check-node-24.js']) {
         const run = spawnSync(SYSTEM_NODE, [join(bare, script), 'serve'], { env: { PATH: SYSTEM_PATH }, encoding: 'utf8' });
