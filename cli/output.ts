@@ -8,10 +8,17 @@ export interface Column<R> {
   value: (row: R) => unknown;
   /** Numbers read best right-aligned, so that their digits line up. */
   align?: 'right';
+  /**
+   * A column that may be left out when the table is wider than the terminal: the highest number goes first. Columns
+   * without one are always shown.
+   */
+  dropOrder?: number;
 }
 
 export interface Writer {
   write(text: string): unknown;
+  /** The terminal's width, when the writer is one (process.stdout on a TTY); tables then fit it. */
+  columns?: number;
 }
 
 /** null/undefined → "-", RFC 3339 times without milliseconds, objects as compact JSON. */
@@ -23,12 +30,28 @@ export function formatValue(v: unknown): string {
   return String(v);
 }
 
-export function renderTable<R>(rows: readonly R[], columns: readonly Column<R>[]): string {
+const GAP = 2;
+
+/**
+ * The table as text. With `maxWidth`, droppable columns (Column.dropOrder) are left out, highest first, until its
+ * lines fit or none is left to drop; `dropped` names them.
+ */
+export function renderTable<R>(rows: readonly R[], columns: readonly Column<R>[], maxWidth = Infinity): { text: string; dropped: string[] } {
   const cells = rows.map((r) => columns.map((c) => formatValue(c.value(r)).replace(/\s+/g, ' ')));
   const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((row) => row[i].length)));
-  const pad = (v: string, i: number) => (columns[i].align === 'right' ? v.padStart(widths[i]) : i === columns.length - 1 ? v : v.padEnd(widths[i]));
-  const line = (vals: string[]) => vals.map(pad).join('  ').trimEnd();
-  return [line(columns.map((c) => c.title.toUpperCase())), ...cells.map(line)].join('\n') + '\n';
+  const shown = columns.map((_, i) => i);
+  const width = () => shown.reduce((sum, i) => sum + widths[i], 0) + GAP * (shown.length - 1);
+  const droppable = shown.filter((i) => columns[i].dropOrder !== undefined).sort((a, b) => columns[b].dropOrder! - columns[a].dropOrder!);
+  const dropped: string[] = [];
+  for (const i of droppable) {
+    if (width() <= maxWidth) break;
+    shown.splice(shown.indexOf(i), 1);
+    dropped.push(columns[i].title);
+  }
+  const last = shown[shown.length - 1];
+  const pad = (v: string, i: number) => (columns[i].align === 'right' ? v.padStart(widths[i]) : i === last ? v : v.padEnd(widths[i]));
+  const line = (vals: string[]) => shown.map((i) => pad(vals[i], i)).join(' '.repeat(GAP)).trimEnd();
+  return { text: [line(columns.map((c) => c.title.toUpperCase())), ...cells.map(line)].join('\n') + '\n', dropped };
 }
 
 export function renderFields(pairs: readonly [string, unknown][]): string {
@@ -53,8 +76,15 @@ export class Output {
     else human();
   }
 
+  /** Rows as a table that fits the terminal (see Column.dropOrder), saying on stderr which columns it left out. */
   table<R>(rows: readonly R[], columns: readonly Column<R>[], empty = '(none)'): void {
-    this.#stdout.write(rows.length ? renderTable(rows, columns) : `${empty}\n`);
+    if (!rows.length) {
+      this.#stdout.write(`${empty}\n`);
+      return;
+    }
+    const { text, dropped } = renderTable(rows, columns, this.#stdout.columns || Infinity);
+    this.#stdout.write(text);
+    if (dropped.length) this.note(`Left out to fit the terminal: ${dropped.join(', ')} (a wider terminal or --json shows every column).`);
   }
 
   fields(pairs: readonly [string, unknown][]): void {

@@ -65,20 +65,21 @@ export const usage = defineCommand({
       cols.push(
         { title: 'calls', align: 'right', value: (g) => n(g.calls) },
         { title: 'input', align: 'right', value: (g) => n(g.input_tokens) },
-        { title: 'output', align: 'right', value: (g) => n(g.output_tokens) },
-        { title: 'cache r/w', align: 'right', value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
+        { title: 'output', align: 'right', dropOrder: 3, value: (g) => n(g.output_tokens) },
+        { title: 'cache r/w', align: 'right', dropOrder: 6, value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
         { title: 'cost', align: 'right', value: (g) => `$${g.cost_usd.toFixed(4)}` },
-        { title: 'errors', align: 'right', value: (g) => n(g.errors) },
-        { title: 'p50 ms', align: 'right', value: (g) => g.latency_ms.p50 },
-        { title: 'p95 ms', align: 'right', value: (g) => g.latency_ms.p95 },
+        { title: 'errors', align: 'right', dropOrder: 5, value: (g) => n(g.errors) },
+        { title: 'p50 ms', align: 'right', dropOrder: 7, value: (g) => g.latency_ms.p50 },
+        { title: 'p95 ms', align: 'right', dropOrder: 8, value: (g) => g.latency_ms.p95 },
       );
       const pct = (s: Savings) => (s.tokens_before > 0 ? ` (${Math.round((s.tokens_saved / s.tokens_before) * 100)} %)` : '');
       // Compression columns only where something was compressed: calls in `on`, their input before → after, saved.
+      // On a narrow terminal the details go first (dropOrder), the names, calls, input, cost and saving stay.
       if ((u.totals.compression?.on.calls ?? 0) > 0) {
         const on = (g: UsageGroup) => g.compression?.on;
         cols.push(
-          { title: 'compressed', align: 'right', value: (g) => n(on(g)?.calls ?? 0) },
-          { title: 'before → after', align: 'right', value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_before)} → ${n(on(g)!.tokens_after)}` : '') },
+          { title: 'compressed', align: 'right', dropOrder: 4, value: (g) => n(on(g)?.calls ?? 0) },
+          { title: 'before → after', align: 'right', dropOrder: 9, value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_before)} → ${n(on(g)!.tokens_after)}` : '') },
           { title: 'saved', align: 'right', value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_saved)}${pct(on(g)!)}` : '') },
         );
       }

@@ -58,7 +58,7 @@ export function renderStackTrace(e: StoredEvent): string {
       out.push('  (no frames)');
       return;
     }
-    out.push(indent(renderTable(frames.slice(0, MAX_FRAMES), COLUMNS)).trimEnd());
+    out.push(indent(renderTable(frames.slice(0, MAX_FRAMES), COLUMNS).text).trimEnd());
     if (frames.length > MAX_FRAMES) out.push(`  … ${frames.length - MAX_FRAMES} older frames (--json shows them all)`);
   });
   out.push('(most recent call first; * marks frames of the application)');

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/test-server.ts';
 import { startLimitsEnv, type LimitsEnv } from '../limits/limits-env.ts';
-import { runSvc } from './run-svc.ts';
+import { runSvc, SVC } from './run-svc.ts';
 
 let env: LimitsEnv;
 let admin: Record<string, string>;
@@ -106,6 +106,17 @@ describe('svc ai quota and usage', () => {
     expect(r.stdout).toMatch(/Total: 1 call, 20 tokens/);
     const json = await runSvc(['ai', 'usage', '--days', '1', '--by', 'model', '--json'], admin);
     expect(JSON.parse(json.stdout).group_by).toEqual(['model']);
+  });
+
+  it('fits the usage table to a narrow terminal, saying which columns it left out', async () => {
+    // A real terminal of 60 columns (util-linux `script` gives the CLI a pseudo-terminal): stdout and stderr both land in it.
+    const r = await runSvc(['-qec', `stty cols 60 rows 40; ${JSON.stringify(process.execPath)} ${JSON.stringify(SVC)} ai usage --days 7`, '/dev/null'], admin, undefined, 'script');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.replace(/\r/g, '').split('\n');
+    const table = lines.slice(lines.findIndex((l) => l.startsWith('MODEL')), lines.findIndex((l) => l.startsWith('Left out')));
+    expect(Math.max(...table.map((l) => l.length)), r.stdout).toBeLessThanOrEqual(60);
+    expect(lines.find((l) => l.startsWith('MODEL'))).toMatch(/^MODEL\s+KEY\s+CALLS\s+INPUT\s+OUTPUT\s+COST\s+ERRORS$/);
+    expect(r.stdout).toContain('Left out to fit the terminal: p95 ms, p50 ms, cache r/w (a wider terminal or --json shows every column).');
   });
 
   it('deletes a key', async () => {

@@ -11,9 +11,10 @@ export interface SvcResult {
 }
 
 /** env is the whole environment of the child (plus PATH); nothing of the test runner's SVC_* leaks in. */
-export function runSvc(args: string[], env: Record<string, string>, input?: string): Promise<SvcResult> {
+export function runSvc(args: string[], env: Record<string, string>, input?: string, command?: string): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // With `command`, args are that program's (a wrapper that runs svc itself, e.g. in a pseudo-terminal).
+    const child = spawn(command ?? process.execPath, command ? args : [SVC, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
