@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/seeded-random.ts';
-import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR, unpackHistogram } from './latency-histogram.ts';
+import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR, packedPercentiles, unpackHistogram } from './latency-histogram.ts';
 import { planRead } from './usage-read-plan.ts';
 
 /** The bucket as the SQL computes it (latencyBucketSql), for the test. */
@@ -29,6 +29,22 @@ describe('latency histograms', () => {
     }
     expect(histogramPercentile(new Map(), 0.5)).toBeNull();
     expect(bucketLatency(7)).toBe(7);
+  });
+
+  it('give the same quantiles read straight off the packed numeric', () => {
+    const rnd = seededRandom(11);
+    for (let round = 0; round < 200; round++) {
+      const h = new Map<number, number>();
+      for (let i = Math.floor(rnd() * 300); i > 0; i--) {
+        const b = bucketOf(Math.floor(Math.exp(rnd() * Math.log(120_000))));
+        h.set(b, (h.get(b) ?? 0) + 1 + Math.floor(rnd() * 3));
+      }
+      const top = Math.max(0, ...h.keys());
+      const packed = Array.from({ length: top + 1 }, (_, b) => String(h.get(top - b) ?? 0).padStart(12, '0')).join('').replace(/^0+(?=.)/, '');
+      expect(packedPercentiles(packed, [0.5, 0.95])).toEqual([histogramPercentile(h, 0.5), histogramPercentile(h, 0.95)]);
+    }
+    expect(packedPercentiles(null, [0.5])).toEqual([null]);
+    expect(packedPercentiles('0', [0.5, 0.95])).toEqual([null, null]);
   });
 
   it('unpack the numeric they are summed in (12 digits per bucket)', () => {

@@ -58,3 +58,39 @@ export function histogramPercentile(h: ReadonlyMap<number, number>, p: number): 
   const lo = at(k);
   return pos === k ? lo : lo + (pos - k) * (at(k + 1) - lo);
 }
+
+/**
+ * The p-quantiles of a packed histogram, each as histogramPercentile gives it, in one pass over its digits (the
+ * report reads two per group for up to thousands of groups: a map and a sort per quantile took about 40 µs a group).
+ */
+export function packedPercentiles(packed: string | null, ps: readonly number[]): Array<number | null> {
+  const digits = packed ?? '0';
+  const point = digits.indexOf('.');
+  const end0 = point < 0 ? digits.length : point;
+  const counts: number[] = [];
+  let n = 0;
+  for (let end = end0; end > 0; end -= DIGITS) {
+    const c = Number(digits.slice(Math.max(0, end - DIGITS), end));
+    counts.push(c);
+    n += c;
+  }
+  if (n === 0) return ps.map(() => null);
+  // The latency of the order statistic of this rank (0-based): its bucket's.
+  const at = (rank: number): number => {
+    let seen = 0;
+    let last = 0;
+    for (let b = 0; b < counts.length; b++) {
+      if (counts[b] === 0) continue;
+      seen += counts[b];
+      last = b;
+      if (rank < seen) return bucketLatency(b);
+    }
+    return bucketLatency(last);
+  };
+  return ps.map((p) => {
+    const pos = p * (n - 1);
+    const k = Math.floor(pos);
+    const lo = at(k);
+    return pos === k ? lo : lo + (pos - k) * (at(k + 1) - lo);
+  });
+}
