@@ -71,22 +71,32 @@ function inRanges(col: string, ranges: readonly Range[], params: unknown[]): str
 export interface SourceOptions {
   /** Only the usage records' part. */
   rawOnly?: boolean;
+  /** Only the rollups' part. */
+  rollupsOnly?: boolean;
   /** The hourly rows to read: 'hour_team' only for dims without key, model or account, and when seesWholeTeams. */
   hours?: 'hour' | 'hour_team';
 }
 
 /** The subquery (params appended); dims are selected as d0…dn. */
 export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], opts: SourceOptions = {}): string {
-  const { rawOnly = false, hours = 'hour' } = opts;
+  const parts = sourceParts(plan, dims, f, params, opts);
+  return parts.length > 0 ? `(${parts.join('\n UNION ALL\n')})` : '(SELECT NULL LIMIT 0)';
+}
+
+/** The subquery's SELECTs, one per part (none when the plan reads nothing of the parts asked for). */
+export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], opts: SourceOptions = {}): string[] {
+  const { rawOnly = false, rollupsOnly = false, hours = 'hour' } = opts;
   const parts: string[] = [];
   const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
     u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
     u.cache_write_tokens::bigint AS cache_write_tokens, u.cost_usd::numeric AS cost_usd,
-    (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = ${latencyBucketSql('u.latency_ms')}) AS hist, u.latency_ms, 0::bigint AS rolled_calls,
+    w.weight AS hist, u.latency_ms, 0::bigint AS rolled_calls,
     (u.compression_mode = 'on')::int::bigint AS compressed_calls,
     CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END::bigint AS compression_tokens_before,
     CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END::bigint AS compression_tokens_after`;
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
+  // Each record's histogram weight by a hash join on its latency bucket, not an index lookup per record.
+  const weights = `LEFT JOIN usage_latency_weights w ON w.bucket = ${latencyBucketSql('u.latency_ms')}`;
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
     // The coarsest daily rows that hold the dimensions: summed over keys and accounts for a caller who sees whole
@@ -100,9 +110,10 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
       r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after
       FROM usage_rollups r WHERE ${w.join(' AND ')}`);
   }
+  if (rollupsOnly) return parts;
   if (plan.raw.length > 0) {
     const w = [inRanges('u.at', plan.raw, params), ...visibleTo('u', f, params)];
-    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u WHERE ${w.join(' AND ')}`);
+    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u ${weights} WHERE ${w.join(' AND ')}`);
   }
   if (plan.rolled && plan.state) {
     // Rows in rolled-up hours that the last run's snapshot did not see (written since, or late): found through the
@@ -114,7 +125,7 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
       `NOT pg_visible_in_snapshot(u.written_xid::text::xid8, $${params.push(plan.state.snapshot)}::pg_snapshot)`,
     ];
     const visible = visibleTo('u', f, params);
-    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM (SELECT * FROM usage_records u WHERE ${w.join(' AND ')} OFFSET 0) u${visible.length > 0 ? ` WHERE ${visible.join(' AND ')}` : ''}`);
+    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM (SELECT * FROM usage_records u WHERE ${w.join(' AND ')} OFFSET 0) u ${weights}${visible.length > 0 ? ` WHERE ${visible.join(' AND ')}` : ''}`);
   }
-  return parts.length > 0 ? `(${parts.join('\n UNION ALL\n')})` : '(SELECT NULL LIMIT 0)';
+  return parts;
 }

@@ -71,6 +71,8 @@ async function expectSameAsRaw(f: UsageFilter): Promise<number> {
         compared++;
       }
       expect(sums(fast.total)).toEqual(sums(raw.total));
+      // The totals' percentiles, from the groups' histograms added up.
+      for (const p of ['p50', 'p95'] as const) expect(Math.abs(fast.total[p]! - raw.total[p]!)).toBeLessThanOrEqual(LATENCY_RELATIVE_ERROR * raw.total[p]! + 1e-9);
       // The compressed calls split by model, to price the savings: the same rows either way.
       const byModel = (rows: typeof fast.compressed) => rows.map((c) => JSON.stringify(c)).sort();
       expect(byModel(fast.compressed)).toEqual(byModel(raw.compressed));
