@@ -132,4 +132,47 @@ describe('compressConversation', () => {
       if (i >= r.frontier.index - 1) expect(t).toBe(turns[i]);
     }
   });
+
+  describe('a step only where it pays for the cache write it causes', () => {
+    /** A task, then tool rounds reading files of ~500 tokens; `reads[i]` names the file of round i. */
+    function session(reads: number[], trailing = false): Conversation {
+      const file = (k: number) => Array.from({ length: 50 }, (_, i) => `file ${k} line ${i}: ${'x'.repeat(30)}`).join('\n');
+      const turns: Turn[] = [{ role: 'user', parts: [{ type: 'text', text: 'read the files' }] }];
+      reads.forEach((k, i) => {
+        turns.push({ role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: 'Read', arguments: {}, argumentsText: '{}' }] });
+        // Trailing spaces on the first read only: a few tokens the lossless steps would remove.
+        const text = trailing && i === 0 ? file(k).replaceAll('\n', '  \n') : file(k);
+        turns.push({ role: 'user', parts: [{ type: 'tool_result', callId: `c${i}`, content: [{ type: 'text', text }], isError: false }] });
+      });
+      return { model: 'm', system: [], turns, tools: [], sampling: {}, stream: false, extras: {}, warnings: [] };
+    }
+    const small = { ...DEFAULT_COMPRESS_OPTIONS, minTokens: 4000 };
+
+    it('leaves a turn that would save fewer than minTurnSavingTokens as it was sent', () => {
+      // Every file read twice, the first read with trailing spaces (about 25 tokens).
+      const conv = session(Array.from({ length: 30 }, (_, i) => i >> 1), true);
+      const r = compressConversation(conv, small);
+      expect(r.frontier.level).toBeGreaterThanOrEqual(0);
+      // The repeat of that file is a reference; the first read stays as sent, so the rewrite starts later.
+      expect(r.conversation.turns[4]).not.toBe(conv.turns[4]);
+      expect(r.conversation.turns[2]).toBe(conv.turns[2]);
+      expect(r.saved.whitespace).toBe(0);
+      // The same spaces are removed when no minimum is asked.
+      const all = compressConversation(conv, { ...small, minTurnSavingTokens: 0 });
+      expect(all.conversation.turns[2]).not.toBe(conv.turns[2]);
+      expect(all.saved.whitespace).toBeGreaterThan(0);
+    });
+
+    it('does not rewrite a session whose only saving is too small for the rewrite, and does rewrite one where it pays', () => {
+      // The first file read again once, early: about 500 tokens saved against a rewrite of most of the history.
+      const once = session([0, 0, ...Array.from({ length: 28 }, (_, i) => i + 1)]);
+      expect(compressConversation(once, small).conversation).toBe(once);
+      // Every file read twice: half of the history is repeats, and the first step pays.
+      const twice = session(Array.from({ length: 30 }, (_, i) => i >> 1));
+      const r = compressConversation(twice, small);
+      expect(r.frontier.level).toBeGreaterThanOrEqual(0);
+      expect(r.saved.duplicates).toBeGreaterThan(0);
+      expect(r.afterTokens).toBeLessThan(r.beforeTokens * 0.7);
+    });
+  });
 });

@@ -13,14 +13,18 @@
  * ready for exactly those turns; the turns a summary replaces are not seen by the later ones (no reference points
  * into a summary).
  *
+ * Every turn a step may reach is compressed once per call, before the frontier is placed, since a step is taken only
+ * where what it removes pays for the cache write it causes (frontier.ts); a turn that would lose fewer than
+ * `minTurnSavingTokens` stays as it was sent, so that a few spaces never start a rewrite.
+ *
  * Never touched: the system prompt, the tool definitions, the turns after the frontier (the last turns always),
  * user and assistant text, tool calls, images, documents, and the pairing of calls with results (no part is removed
  * but reasoning, and a tool result keeps its call id). Cache markers stay on the block they were on.
  */
 import type { Conversation, Part, TextPart, ToolResultPart, Turn } from '../translators/model.ts';
-import { tokensOfChars, type CompressOptions } from './compress-options.ts';
+import { CHARS_PER_TOKEN, tokensOfChars, type CompressOptions } from './compress-options.ts';
 import { cutOutput } from './cut-output.ts';
-import { frontierOf, type Frontier } from './frontier.ts';
+import { frontierOf, type Frontier, type TurnGains } from './frontier.ts';
 import { lastStepSpan, summarySpans, summaryTurns, type SummaryOptions, type SummarySpan } from './summary-span.ts';
 import { tidyOutput } from './tidy-output.ts';
 import { turnChars } from './turn-size.ts';
@@ -96,10 +100,23 @@ function headerCuts(text: string): number[] {
 
 interface Pass {
   opts: CompressOptions;
-  lossy: boolean;
   /** Earlier outputs (tidied) and their rests after each of their first lines, by restKey. */
   seen: Map<string, Rest[]>;
-  chars: { ansi: number; whitespace: number; duplicates: number; cut: number; reasoning: number };
+}
+
+/** Characters removed from one tool result by each step (`cut` only in its lossy form). */
+interface ResultChars {
+  ansi: number;
+  whitespace: number;
+  duplicates: number;
+  cut: number;
+}
+
+/** A tool result as it goes before the frontier: without the lossy cut and with it (the same part when nothing is cut). */
+interface CompressedResult {
+  lossless: ToolResultPart;
+  lossy: ToolResultPart;
+  chars: ResultChars;
 }
 
 /** The outputs of a result when it holds text only (results with media are left alone). */
@@ -107,13 +124,22 @@ function textOnly(r: ToolResultPart): TextPart[] | undefined {
   return r.content.every((c) => c.type === 'text') ? (r.content as TextPart[]) : undefined;
 }
 
-function compressResult(r: ToolResultPart, pass: Pass): ToolResultPart {
+/** One text block in place of the originals, carrying the cache marker of the last one (the breakpoint's place). */
+function withText(r: ToolResultPart, texts: TextPart[], joined: string, text: string): ToolResultPart {
+  if (text === joined) return r;
+  const cache = texts[texts.length - 1].cache;
+  const part: TextPart = cache ? { type: 'text', text, cache } : { type: 'text', text };
+  return { ...r, content: [part] };
+}
+
+function compressResult(r: ToolResultPart, pass: Pass): CompressedResult {
+  const chars: ResultChars = { ansi: 0, whitespace: 0, duplicates: 0, cut: 0 };
   const texts = textOnly(r);
-  if (texts === undefined || texts.length === 0) return r;
+  if (texts === undefined || texts.length === 0) return { lossless: r, lossy: r, chars };
   const joined = texts.map((t) => t.text).join('\n');
   const tidy = tidyOutput(joined);
-  pass.chars.ansi += tidy.ansi;
-  pass.chars.whitespace += tidy.whitespace;
+  chars.ansi = tidy.ansi;
+  chars.whitespace = tidy.whitespace;
   let text = tidy.text;
   const worth = (c: number) => tokensOfChars(text.length - c) >= pass.opts.dedupeMinTokens;
   const cuts = headerCuts(text);
@@ -131,36 +157,32 @@ function compressResult(r: ToolResultPart, pass: Pass): ToolResultPart {
     const first = earlier.callId;
     const shorter = cut === 0 ? duplicateMarker(first) : `${text.slice(0, cut)}${duplicateRestMarker(first)}`;
     if (shorter.length < text.length) {
-      pass.chars.duplicates += text.length - shorter.length;
+      chars.duplicates = text.length - shorter.length;
       text = shorter;
     }
-  } else {
-    for (const at of cuts) {
-      if (!worth(at)) continue;
-      const key = restKey(text, at);
-      const rests = pass.seen.get(key);
-      if (rests === undefined) pass.seen.set(key, [{ callId: r.callId, text, at }]);
-      else rests.push({ callId: r.callId, text, at });
-    }
-    if (pass.lossy) {
-      const cutText = cutOutput(text, pass.opts);
-      pass.chars.cut += text.length - cutText.length;
-      text = cutText;
-    }
+    const lossless = withText(r, texts, joined, text);
+    return { lossless, lossy: lossless, chars };
   }
-  if (text === joined) return r;
-  // One text block in place of the originals, carrying the cache marker of the last one (the breakpoint's place).
-  const cache = texts[texts.length - 1].cache;
-  const part: TextPart = cache ? { type: 'text', text, cache } : { type: 'text', text };
-  return { ...r, content: [part] };
+  for (const at of cuts) {
+    if (!worth(at)) continue;
+    const key = restKey(text, at);
+    const rests = pass.seen.get(key);
+    if (rests === undefined) pass.seen.set(key, [{ callId: r.callId, text, at }]);
+    else rests.push({ callId: r.callId, text, at });
+  }
+  const lossless = withText(r, texts, joined, text);
+  const cutText = cutOutput(text, pass.opts);
+  chars.cut = text.length - cutText.length;
+  return { lossless, lossy: chars.cut > 0 ? withText(r, texts, joined, cutText) : lossless, chars };
 }
 
-/** An assistant turn's parts without reasoning, when it keeps something else (a turn is never emptied). */
-function withoutReasoning(parts: Part[], pass: Pass): Part[] {
+/** An assistant turn's parts without reasoning, when it keeps something else (a turn is never emptied); the characters dropped. */
+function withoutReasoning(parts: Part[]): [Part[], number] {
   const kept = parts.filter((p) => p.type !== 'thinking' && p.type !== 'redacted_thinking');
-  if (kept.length === parts.length || kept.length === 0) return parts;
-  for (const p of parts) if (p.type === 'thinking' || p.type === 'redacted_thinking') pass.chars.reasoning += p.type === 'thinking' ? p.text.length : p.data.length;
-  return kept;
+  if (kept.length === parts.length || kept.length === 0) return [parts, 0];
+  let chars = 0;
+  for (const p of parts) if (p.type === 'thinking' || p.type === 'redacted_thinking') chars += p.type === 'thinking' ? p.text.length : p.data.length;
+  return [kept, chars];
 }
 
 /** The last user turn before `end` that the user wrote (not only tool results): exchanges before it are over. */
@@ -172,34 +194,76 @@ function lastExchangeStart(turns: readonly Turn[], end: number): number {
   return 0;
 }
 
-function compressTurn(turn: Turn, pass: Pass, reasoningDroppable: boolean): Turn {
-  let parts = turn.parts;
-  if (reasoningDroppable && turn.role === 'assistant') parts = withoutReasoning(parts, pass);
-  let changed = parts !== turn.parts;
-  const out = parts.map((p) => {
-    if (p.type !== 'tool_result') return p;
+/** A turn as it goes before the frontier, without the lossy cut and with it, and what each step removes from it (in the lossy form). */
+interface OldTurn {
+  lossless: Turn;
+  lossy: Turn;
+  chars: ResultChars;
+}
+
+function compressOldTurn(turn: Turn, pass: Pass): OldTurn {
+  const chars: ResultChars = { ansi: 0, whitespace: 0, duplicates: 0, cut: 0 };
+  let lossless = false;
+  let lossy = false;
+  const results = turn.parts.map((p) => {
+    if (p.type !== 'tool_result') return undefined;
     const r = compressResult(p, pass);
-    if (r !== p) changed = true;
+    chars.ansi += r.chars.ansi;
+    chars.whitespace += r.chars.whitespace;
+    chars.duplicates += r.chars.duplicates;
+    chars.cut += r.chars.cut;
+    if (r.lossless !== p) lossless = true;
+    if (r.lossy !== p) lossy = true;
     return r;
   });
-  return changed ? { ...turn, parts: out } : turn;
+  const form = (changed: boolean, pick: (r: CompressedResult) => ToolResultPart): Turn =>
+    changed ? { ...turn, parts: turn.parts.map((p, i) => (results[i] ? pick(results[i]) : p)) } : turn;
+  // A turn that would save less than `minTurnSavingTokens` stays as it was sent: a rewritten turn breaks the cache
+  // from there on, and a few trailing spaces are not worth a step's rewrite starting there. Each form is judged by
+  // what it saves: the lossless steps alone, or with the cut.
+  const min = pass.opts.minTurnSavingTokens * CHARS_PER_TOKEN;
+  const kept = chars.ansi + chars.whitespace + chars.duplicates;
+  const losslessTurn = kept >= min ? form(lossless, (r) => r.lossless) : turn;
+  const lossyTurn = kept + chars.cut < min ? turn : chars.cut > 0 ? form(lossy, (r) => r.lossy) : losslessTurn;
+  return { lossless: losslessTurn, lossy: lossyTurn, chars };
 }
+
+const newPass = (opts: CompressOptions): Pass => ({ opts, seen: new Map() });
 
 const NO_SAVINGS: StepSavings = Object.freeze({ ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0, summary: 0 });
 
 export function compressConversation(conv: Conversation, opts: CompressOptions, summaries?: SummaryOptions): CompressResult {
   const sizes = conv.turns.map(turnChars);
   const beforeChars = sizes.reduce((a, b) => a + b, 0);
-  const frontier = frontierOf(sizes, opts);
-  const pass: Pass = { opts, lossy: frontier.lossy, seen: new Map(), chars: { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 } };
   const beforeTokens = tokensOfChars(beforeChars);
+  // Every turn a step may reach is compressed once, before the frontier is placed: what each would save decides
+  // whether a step pays for the cache write it causes (frontier.ts). A turn depends only on the turns before it, so
+  // the same forms serve the output.
+  const reach = Math.max(0, conv.turns.length - opts.keepLastTurns);
+  const pass = newPass(opts);
+  const old: OldTurn[] = [];
+  if (tokensOfChars(beforeChars) >= opts.minTokens) for (let i = 0; i < reach; i++) old.push(compressOldTurn(conv.turns[i], pass));
+  const losslessChars = (o: OldTurn, t: Turn) => (o.lossless === t ? 0 : o.chars.ansi + o.chars.whitespace + o.chars.duplicates);
+  // Reasoning counts as removable wherever there is some (whether its exchange is over depends on later turns, and
+  // a step must depend on the turns before it only).
+  const reasoning = (t: Turn) => (opts.dropOldReasoning && t.role === 'assistant' ? withoutReasoning(t.parts)[1] : 0);
+  const gains: TurnGains = {
+    lossless: old.map((o, i) => losslessChars(o, conv.turns[i]) + reasoning(conv.turns[i])),
+    cut: old.map((o, i) => (o.lossy === conv.turns[i] ? 0 : o.chars.ansi + o.chars.whitespace + o.chars.duplicates + o.chars.cut) - losslessChars(o, conv.turns[i])),
+    model: conv.turns.map((t) => t.role === 'assistant'),
+  };
+  const frontier = frontierOf(sizes, opts, gains);
   if (frontier.index === 0) return { conversation: conv, frontier, beforeTokens, afterTokens: beforeTokens, saved: { ...NO_SAVINGS } };
   // Summaries only from the second step on, of the spans of the chain up to the step before this one.
   const limits = frontier.steps.slice(0, -1);
   const chain = summaries && frontier.level >= 1 ? summarySpans(conv.turns, limits, summaries.minTokens, summaries.lookup) : [];
   const spans = chain.filter((span) => span.text !== undefined);
+  // The turns a summary replaces are not seen by the later ones (no reference points into a summary): those are
+  // compressed again without them.
+  const again = spans.length > 0 ? newPass(opts) : undefined;
   // Reasoning is dropped only from exchanges that ended before the frontier (never inside a tool loop still open).
   const reasoningEnd = opts.dropOldReasoning ? lastExchangeStart(conv.turns, frontier.index) : 0;
+  const c = { ansi: 0, whitespace: 0, duplicates: 0, cut: 0, reasoning: 0 };
   let changed = false;
   let replacedChars = 0;
   const turns: Turn[] = [];
@@ -220,11 +284,24 @@ export function compressConversation(conv: Conversation, opts: CompressOptions, 
       turns.push(t);
       continue;
     }
-    const c = compressTurn(t, pass, i < reasoningEnd);
-    if (c !== t) changed = true;
-    turns.push(c);
+    const o = again ? compressOldTurn(t, again) : old[i];
+    let out = frontier.lossy ? o.lossy : o.lossless;
+    if (out !== t) {
+      c.ansi += o.chars.ansi;
+      c.whitespace += o.chars.whitespace;
+      c.duplicates += o.chars.duplicates;
+      if (frontier.lossy) c.cut += o.chars.cut;
+    }
+    if (i < reasoningEnd && out.role === 'assistant') {
+      const [parts, dropped] = withoutReasoning(out.parts);
+      if (dropped > 0) {
+        out = { ...out, parts };
+        c.reasoning += dropped;
+      }
+    }
+    if (out !== t) changed = true;
+    turns.push(out);
   }
-  const c = pass.chars;
   const saved: StepSavings = {
     ansi: tokensOfChars(c.ansi), whitespace: tokensOfChars(c.whitespace), duplicates: tokensOfChars(c.duplicates),
     cut: tokensOfChars(c.cut), reasoning: tokensOfChars(c.reasoning), summary: tokensOfChars(Math.max(0, replacedChars)),

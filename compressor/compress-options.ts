@@ -23,6 +23,11 @@ export interface CompressOptions {
   keepTailTokens: number;
   /** Tool outputs smaller than this are never replaced by a reference to an identical earlier copy. */
   dedupeMinTokens: number;
+  /**
+   * A turn whose tool outputs would lose fewer tokens than this is left as it was sent: a rewritten turn breaks the
+   * provider's cache from there on, so a few spaces or colour codes are not worth a rewrite that starts there.
+   */
+  minTurnSavingTokens: number;
   /** Reasoning of earlier exchanges may be dropped (only where the upstream ignores it anyway). */
   dropOldReasoning: boolean;
 }
@@ -41,6 +46,7 @@ export const DEFAULT_COMPRESS_OPTIONS: Readonly<CompressOptions> = Object.freeze
   keepHeadTokens: 400,
   keepTailTokens: 400,
   dedupeMinTokens: 64,
+  minTurnSavingTokens: 64,
   dropOldReasoning: false,
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_COMPRESS_OPTIONS } from './compress-options.ts';
-import { frontierOf } from './frontier.ts';
+import { frontierOf, stepCost, stepPays } from './frontier.ts';
 
 const opts = { ...DEFAULT_COMPRESS_OPTIONS, minTokens: 100, keepLastTurns: 2, lossyAtTokens: 200 };
 /** n turns of 40 characters (10 estimated tokens) each. */
@@ -48,5 +48,39 @@ describe('frontierOf', () => {
       }
       last = f;
     }
+  });
+});
+
+describe('a step pays for its cache write', () => {
+  const gainsOf = (n: number, saved: Record<number, number>) => ({
+    lossless: Array.from({ length: n }, (_, i) => saved[i] ?? 0),
+    cut: Array(n).fill(0),
+    // Tool rounds: the model speaks in every odd turn.
+    model: Array.from({ length: n }, (_, i) => i % 2 === 1),
+  });
+  const late = { ...opts, minTokens: 300, lossyAtTokens: 1e9 };
+
+  it('is not taken for a small saving early in the history: it would rewrite everything after it', () => {
+    // 4 tokens saved in the first turn: the step at 300 tokens would write 300 tokens to the cache again.
+    expect(frontierOf(turns(60), late, gainsOf(60, { 0: 16 })).level).toBe(-1);
+    // Without what the turns save, every growth step is taken.
+    expect(frontierOf(turns(60), late).level).toBeGreaterThan(0);
+  });
+
+  it('is taken when its saving, read by three times the requests so far, pays for its rewrite', () => {
+    // Turn 27 saves 8 tokens; the step at turn 30 rewrites turns 27-29 (30 tokens) after 16 requests:
+    // 0.1 × 8 × 3 × 16 = 38.4 ≥ 1.15 × 30 - 1.25 × 8 = 24.5.
+    expect(frontierOf(turns(30), late, gainsOf(30, { 27: 32 }))).toMatchObject({ level: 0, index: 28 });
+    // 4 tokens: 19.2 < 29.5, and no later turn of this conversation makes it pay.
+    expect(frontierOf(turns(60), late, gainsOf(60, { 27: 16 })).level).toBe(-1);
+  });
+
+  it('is not taken when it removes nothing, and a later one may be covered by what was saved before', () => {
+    expect(stepPays({ requests: 100, saved: 0, rewritten: 0, banked: 1e9 })).toBe(false);
+    // Costs 1.15 × 1000 - 1.25 × 100 = 1025; pays 0.1 × 100 × 3 × 2 = 60 by itself.
+    expect(stepCost({ saved: 100, rewritten: 1000 })).toBeCloseTo(1025);
+    expect(stepPays({ requests: 2, saved: 100, rewritten: 1000, banked: 0 })).toBe(false);
+    expect(stepPays({ requests: 2, saved: 100, rewritten: 1000, banked: 1025 })).toBe(true);
+    expect(stepPays({ requests: 35, saved: 100, rewritten: 1000, banked: 0 })).toBe(true);
   });
 });

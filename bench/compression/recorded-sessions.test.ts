@@ -3,7 +3,7 @@ import { compressConversation } from '../../compressor/compress-conversation.ts'
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
 import { checkSession, toolOutputText, toolPairIds } from './check-session.ts';
 import { recordedSessions } from './recorded-sessions.ts';
-import { MESSAGES_CACHE, replaySession } from './replay-session.ts';
+import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession } from './replay-session.ts';
 
 const sessions = recordedSessions();
 
@@ -27,5 +27,12 @@ describe('recorded agent sessions', () => {
     expect(checkSession(s, compressed)).toEqual({ brokenPairs: 0, spansKept: s.spans.length });
     // The agent sent one request for its task and one after each result.
     expect(replaySession(s.conversation, undefined, [MESSAGES_CACHE]).requests).toBe(s.reads + 3);
+  });
+
+  it.each(sessions.map((s) => [s.name, s.reads, s] as const))('%s, %i reads: no dearer with compression at the defaults, under either cache', (_n, _r, s) => {
+    const plain = replaySession(s.conversation, undefined, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
+    const compressed = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
+    expect(compressed.cost[0]).toBeLessThanOrEqual(plain.cost[0]);
+    expect(compressed.cost[1]).toBeLessThanOrEqual(plain.cost[1]);
   });
 });

@@ -9,7 +9,6 @@ import { compressConversation } from '../../compressor/compress-conversation.ts'
 import { tokensOfChars, type CompressOptions } from '../../compressor/compress-options.ts';
 import { turnChars } from '../../compressor/turn-size.ts';
 import { nextSpan, summarySpans } from '../../compressor/summary-span.ts';
-import { frontierOf } from '../../compressor/frontier.ts';
 
 /** Prices relative to a fresh input token. */
 export interface CachePrices {
@@ -63,7 +62,7 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
   const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [], summaryCalls: 0, summaryCost: 0 };
   const made = new Map<string, string>();
   const summaries = summary && { lookup: (hash: string) => made.get(hash), minTokens: summary.minTokens };
-  let level = -1;
+  let steps: readonly number[] = [];
   let prev: Turn[] = [];
   for (let n = 1; n <= conv.turns.length; n++) {
     // A request goes up when the model is to speak next: after the user's turns or the tools' results, whichever
@@ -75,7 +74,7 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
       const r = compressConversation({ ...conv, turns }, options, summaries);
       totals.msPer100k.push(((performance.now() - t0) * 100_000) / Math.max(1, r.beforeTokens));
       turns = r.conversation.turns;
-      level = r.frontier.level;
+      steps = r.frontier.steps;
     }
     const sizes = turns.map((t) => tokensOfChars(turnChars(t)));
     const size = fixed + sizes.reduce((a, b) => a + b, 0);
@@ -88,7 +87,7 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
     totals.lastTokens = size;
     totals.requests++;
     prev = turns;
-    if (summary && options && level >= 0) summarise(conv.turns.slice(0, n), options, summary, made, totals);
+    if (summary && options && steps.length > 0) summarise(conv.turns.slice(0, n), steps, summary, made, totals);
   }
   return totals;
 }
@@ -97,8 +96,7 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
  * After the answer: the span the next step replaces (the chain's next link), summarised once (a placeholder of the
  * summary's size), with the summaries before it in the summary call's input.
  */
-function summarise(turns: Turn[], options: CompressOptions, summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
-  const steps = frontierOf(turns.map(turnChars), options).steps;
+function summarise(turns: Turn[], steps: readonly number[], summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
   const chain = summarySpans(turns, steps.slice(0, -1), summary.minTokens, (hash) => made.get(hash));
   const span = nextSpan(turns, chain, steps[steps.length - 1], summary.minTokens);
   if (span === undefined || made.has(span.hash)) return;

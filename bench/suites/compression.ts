@@ -3,10 +3,10 @@
  * with `--write`, docs/performance.md): each session replayed turn by turn with and without the compressor (default
  * thresholds), priced with the messages-style cache (writes 1.25×, reads 0.1×) and with automatic caching (reads
  * 0.1×). Over sessions whose last request is past 50 k tokens: the aggregate input-token and cost savings and the
- * 10th percentile of per-session cost savings; over all sessions: cache breaks, kept spans and tool pairs, and the
- * compressor's time per 100 k tokens. Two seed sets: the one the defaults were chosen on (1000…) and a held-out one
- * (2000…). `--sessions N` (default 24 per set). A second table adds summaries of the oldest turns, their own
- * calls counted as cost (SUMMARY).
+ * 10th percentile of per-session cost savings; over all sessions: the sessions dearer than uncompressed, cache
+ * breaks, kept spans and tool pairs, and the compressor's time per 100 k tokens. Two seed sets: the one the
+ * defaults were chosen on (1000…) and a held-out one (2000…). `--sessions N` (default 24 per set). A second table
+ * adds summaries of the oldest turns, their own calls counted as cost (SUMMARY).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,6 +37,9 @@ interface Measured {
   tokens: [number, number];
   cost: [number, number][];
   perSession: number[];
+  /** Over every session, not only the large ones: how many cost more than uncompressed, and the least saving. */
+  dearer: number;
+  leastSaving: number;
   breaks: number;
   brokenPairs: number;
   spans: [number, number];
@@ -46,7 +49,7 @@ interface Measured {
 }
 
 function measure(count: number, firstSeed: number, summary?: SummaryModel): Measured {
-  const m: Measured = { sessions: count, large: 0, tokens: [0, 0], cost: PRICES.map(() => [0, 0]), perSession: [], breaks: 0, brokenPairs: 0, spans: [0, 0], times: [], summaryCalls: 0, summaryCost: 0 };
+  const m: Measured = { sessions: count, large: 0, tokens: [0, 0], cost: PRICES.map(() => [0, 0]), perSession: [], dearer: 0, leastSaving: 1, breaks: 0, brokenPairs: 0, spans: [0, 0], times: [], summaryCalls: 0, summaryCost: 0 };
   for (const s of sessionCorpus(count, firstSeed)) {
     const b = replaySession(s.conversation, undefined, PRICES);
     const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES, summary);
@@ -57,6 +60,8 @@ function measure(count: number, firstSeed: number, summary?: SummaryModel): Meas
     m.spans = [m.spans[0] + check.spansKept, m.spans[1] + s.spans.length];
     m.times.push(...c.msPer100k);
     m.breaks += c.cacheBreaks;
+    if (c.cost[0] > b.cost[0] || c.cost[1] > b.cost[1]) m.dearer++;
+    m.leastSaving = Math.min(m.leastSaving, 1 - c.cost[0] / b.cost[0]);
     if (b.lastTokens < LARGE) continue;
     m.large++;
     m.tokens = [m.tokens[0] + b.inputTokens, m.tokens[1] + c.inputTokens];
@@ -72,6 +77,7 @@ function rows(m: Measured): [string, string][] {
     ['input tokens over all requests', `${m.tokens[0]} → ${m.tokens[1]} (${pct(m.tokens[0] - m.tokens[1], m.tokens[0])} fewer)`],
     ...PRICES.map((p, k): [string, string] => [`effective input cost, ${p.name}`, `${pct(m.cost[k][0] - m.cost[k][1], m.cost[k][0])} lower`]),
     ['per-session cost saving (messages cache)', `p10 ${(100 * quantile(m.perSession, 0.1)).toFixed(1)} %, median ${(100 * quantile(m.perSession, 0.5)).toFixed(1)} %`],
+    ['sessions dearer than uncompressed (all sessions, either cache), least saving', `${m.dearer}, ${(100 * m.leastSaving).toFixed(1)} %`],
     // With summaries the spans kept depend on the summary model (a placeholder here), so pairs and spans are not judged.
     ['cache breaks, broken tool pairs, marked spans kept', m.summaryCalls > 0 ? `${m.breaks}, –, –` : `${m.breaks}, ${m.brokenPairs}, ${m.spans[0]}/${m.spans[1]}`],
     ['compressor time per 100 k tokens', `p50 ${quantile(m.times, 0.5).toFixed(2)} ms, p95 ${quantile(m.times, 0.95).toFixed(2)} ms`],

@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compressionOf } from '../../proxy/compression/compression-service.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
-import { frontierOf } from '../../compressor/frontier.ts';
+import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { summaryMarker } from '../../compressor/summary-span.ts';
-import { turnChars } from '../../compressor/turn-size.ts';
 import { getStyle } from '../../translators/styles.ts';
 import { startGatewayEnv, type GatewayEnv } from '../gateway/gateway-env.ts';
 import { DEFAULT_SESSION, generateSession, type Session } from './agent-session.ts';
@@ -52,9 +51,11 @@ async function setCompression(body: Record<string, unknown>) {
  * and n + 2 and n + 4 are at level L: the summary is made after n and used from n + 2 on.
  */
 function stepTurns(session: Session): number {
-  const turns = getStyle('messages').decodeRequest(sessionBody(session, session.conversation.turns.length, 'messages', MODEL)).turns;
-  const level = (n: number) => frontierOf(turns.slice(0, n).map(turnChars), DEFAULT_COMPRESS_OPTIONS).level;
-  for (let n = 3; n + 4 <= turns.length; n += 2) {
+  const conv = getStyle('messages').decodeRequest(sessionBody(session, session.conversation.turns.length, 'messages', MODEL));
+  // The options the gateway compresses with under RULES: a step depends on what the turns would save.
+  const opts = { ...DEFAULT_COMPRESS_OPTIONS, lossyAtTokens: RULES[0].lossy_at_tokens, hugeOutputTokens: RULES[0].huge_output_tokens };
+  const level = (n: number) => compressConversation({ ...conv, turns: conv.turns.slice(0, n) }, opts).frontier.level;
+  for (let n = 3; n + 4 <= conv.turns.length; n += 2) {
     if (level(n) >= 0 && level(n + 2) === level(n) + 1 && level(n + 4) === level(n + 2)) return n;
   }
   throw new Error('no growth step in the session');
