@@ -7,6 +7,7 @@ import { migrate } from '../../core/db/migrate.ts';
 import { MIGRATIONS_DIR } from '../../server/open-context.ts';
 import { createTestDatabase, REAL_PG, type TestDatabase } from '../../test/support/test-db.ts';
 import { ensureIssues, insertEvents } from './batch-statements.ts';
+import { eventRowsText } from './prepare-batch.ts';
 import { finishBatch } from './finish-batch.ts';
 
 let t: TestDatabase;
@@ -30,7 +31,7 @@ it.runIf(REAL_PG)('does not scan the issues table for a batch of three events', 
       id: `new_${i}`, project_id: 1, fingerprint, title: 'Boom', culprit: '', level: 'error', type: 'error', first_seen: now.toISOString(),
     })), now);
     expect(issues.filter((x) => x.created).map((x) => x.fingerprint)).toEqual([]);
-    const rows = JSON.stringify(fingerprints.map((fingerprint, i) => ({
+    const rows = eventRowsText(fingerprints.map((fingerprint, i) => ({
       project_id: 1, event_id: `${i}`.padStart(32, 'a'), fingerprint, timestamp: now.toISOString(), received_at: now.toISOString(),
       level: 'error', release: null, environment: null, title: 'Boom', data: {},
     })));

@@ -161,5 +161,5 @@ export class EventProcessor {
 
 /** What an event holds in memory while it waits: its bytes, or (once in the inbox) its prepared row instead. */
 function heldBytes(e: QueuedEvent): number {
-  return e.payload.length + (e.prepared?.row.length ?? 0);
+  return e.payload.length + (e.prepared ? e.prepared.row.length + e.prepared.document.length : 0);
 }

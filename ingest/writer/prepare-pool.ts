@@ -70,7 +70,7 @@ export class PreparePool {
       if (!p) return;
       slot.pending.delete(msg.id);
       // A transferred Buffer arrives as a plain Uint8Array.
-      if (msg.result) p.resolve({ ...msg.result, rows: Buffer.from(msg.result.rows.buffer, msg.result.rows.byteOffset, msg.result.rows.byteLength) });
+      if (msg.result) p.resolve({ ...msg.result, rows: { columns: asBuffer(msg.result.rows.columns), documents: asBuffer(msg.result.rows.documents) } });
       else p.reject(new Error(msg.error ?? 'prepare worker failed'));
     });
     const fail = (err: Error) => {
@@ -83,6 +83,10 @@ export class PreparePool {
     worker.on('exit', (code) => fail(new Error(`prepare worker exited with ${code}`)));
     return slot;
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The payloads one after the other in a buffer of its own (never a pooled one: it is transferred). */

@@ -11,7 +11,7 @@ interface Request {
 parentPort?.on('message', (req: Request) => {
   try {
     const result = prepareBatch(req.inputs, Buffer.from(req.buffer));
-    parentPort?.postMessage({ id: req.id, result }, [result.rows.buffer as ArrayBuffer]);
+    parentPort?.postMessage({ id: req.id, result }, [result.rows.columns.buffer as ArrayBuffer, result.rows.documents.buffer as ArrayBuffer]);
   } catch (err) {
     parentPort?.postMessage({ id: req.id, error: String((err as Error)?.message ?? err) });
   }

@@ -24,6 +24,7 @@ import { countAndLockIssues } from './count-and-lock-issues.ts';
 import { issuePayload, type SpikeInfo } from './issue-notification.ts';
 import { adoptLegacyIssues } from './adopt-legacy-issues.ts';
 import { applyEvents } from './issue-transition.ts';
+import type { EventRowsText } from './prepare-batch.ts';
 import type { PreparedMeta } from './prepare-event.ts';
 import type { IngestProject } from '../project-lookup.ts';
 
@@ -54,8 +55,8 @@ export interface StoreResult {
   updates: IssueUpdate[];
 }
 
-/** `rows`: the events rows as JSON (prepare-batch.ts), the same events as `events`. */
-export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: string | Buffer, now: Date, publicUrl: string): Promise<StoreResult> {
+/** `rows`: the events rows as text (prepare-batch.ts), the same events as `events`. */
+export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: EventRowsText, now: Date, publicUrl: string): Promise<StoreResult> {
   const groups = groupEvents(events);
 
   await adoptLegacyIssues(q, events);

@@ -31,7 +31,7 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
     if (prepared.length === 0 && outcomes.length === 0 && inboxIds.length === 0) return rejected;
     await ctx.db.tx(async (q) => {
       // pg takes the bytes as they are; the embedded database wants text.
-      const rows = ctx.db.kind === 'postgres' || typeof batch?.rows === 'string' ? batch?.rows : batch?.rows.toString('utf8');
+      const rows = batch && (ctx.db.kind === 'postgres' ? batch.rows : { columns: batch.rows.columns.toString(), documents: batch.rows.documents.toString() });
       const now = new Date(ctx.clock.now());
       const updates = rows && prepared.length > 0 ? (await storeEvents(q, prepared, rows, now, ctx.config.publicUrl)).updates : [];
       await finishBatch(q, { updates, outcomes, inboxIds }, now);

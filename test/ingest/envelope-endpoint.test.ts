@@ -34,6 +34,16 @@ describe('POST /api/{project}/envelope/', () => {
     expect(row.title).toBe('Größe ungültig 😀 \ufffd é');
   });
 
+  it('stores control characters inside strings as they came (the writer separates documents with RS)', async () => {
+    const id = randomEventId();
+    const extra = { note: 'a\u001eb\u001fc\u0001', ['key\u001e']: ['\u001e'] };
+    const res = await post(s, `/api/${p.id}/envelope/`, eventEnvelope({ message: 'rs \u001e inside', extra }, { event_id: id }), sentryAuth(p.publicKey));
+    expect(res.statusCode).toBe(200);
+    const row = await waitFor(async () => (await s.db.query<{ title: string; data: { extra: unknown } }>('SELECT title, data FROM events WHERE project_id = $1 AND event_id = $2', [p.id, id])).rows[0]);
+    expect(row.title).toBe('rs \u001e inside');
+    expect(row.data.extra).toEqual(extra);
+  });
+
   it('accepts and drops sessions, counting them', async () => {
     const body = envelope({}, [[{ type: 'session' }, { sid: 'x' }], [{ type: 'transaction' }, { type: 'transaction' }]]);
     const res = await post(s, `/api/${p.id}/envelope/`, body, sentryAuth(p.publicKey));

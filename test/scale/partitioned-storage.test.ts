@@ -17,6 +17,7 @@ import { createPgliteDb } from '../../core/db/pglite-db.ts';
 import { DAY_MS, dayOf, listPartitions, partitionName } from '../../core/db/partitions.ts';
 import { maintainPartitions } from '../../control-plane/storage/partitions-job.ts';
 import { insertEvents } from '../../ingest/writer/batch-statements.ts';
+import { eventRowsText, type EventRowsText } from '../../ingest/writer/prepare-batch.ts';
 import { MIGRATIONS_DIR } from '../../server/open-context.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-db.ts';
 
@@ -61,8 +62,8 @@ async function seedOld(db: Db, rows: number): Promise<void> {
      SELECT 1, date_trunc('hour', now()) - make_interval(hours => i), 'accepted', 'error', 2 FROM generate_series(1, $1) AS i`, [rows]);
 }
 
-function eventRow(n: number, receivedAt: Date): string {
-  return JSON.stringify([{
+function eventRow(n: number, receivedAt: Date): EventRowsText {
+  return eventRowsText([{
     project_id: 1, event_id: hex(n), fingerprint: 'fp', timestamp: receivedAt.toISOString(), received_at: receivedAt.toISOString(),
     level: 'error', release: null, environment: null, title: 'Boom', data: { n },
   }]);
