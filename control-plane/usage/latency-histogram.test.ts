@@ -57,7 +57,7 @@ describe('latency histograms', () => {
 describe('planRead', () => {
   const H = 3_600_000;
   const D = 24 * H;
-  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1', daysUntil: null };
+  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1', daysUntil: null, openUntil: null };
   it('reads whole days and hours from rollups and the rest raw', () => {
     expect(planRead(2 * D + 30 * 60_000, 10 * D + 5 * H + 1234, state, true)).toMatchObject({
       days: [3 * D, 10 * D], hours: [[2 * D + H, 3 * D], [10 * D, 10 * D + 5 * H]],
@@ -77,5 +77,19 @@ describe('planRead', () => {
     expect(planRead(10 * D + H, 11 * D, kept, true)).toMatchObject({ days: null, hours: [[10 * D + H, 10 * D + 5 * H]] });
     // Kept by an earlier run only (an older build ran the job since): its hours.
     expect(planRead(3 * D, 11 * D, { ...kept, daysUntil: 10 * D + 4 * H }, true)).toMatchObject({ days: [3 * D, 10 * D], hours: [[10 * D, 10 * D + 5 * H]] });
+  });
+  it('reads the rows from rolled_until on from the open rows for a window that holds all of them', () => {
+    const open = { ...state, daysUntil: state.rolledUntil, openUntil: 10 * D + 5 * H + 1000 };
+    // Nothing raw after rolled_until: the rows the last run did not see are read up to the window's end.
+    expect(planRead(3 * D, 10 * D + 5 * H + 1234, open, true)).toMatchObject({
+      days: [3 * D, 11 * D], hours: [], open: [10 * D + 5 * H, 10 * D + 5 * H + 1000], raw: [], rolled: [3 * D, 10 * D + 5 * H + 1234],
+    });
+    expect(planRead(3 * D, 10 * D + 5 * H + 1000, open, false)).toMatchObject({ days: null, hours: [[3 * D, 10 * D + 5 * H]], open: [10 * D + 5 * H, 10 * D + 5 * H + 1000], raw: [] });
+    // A window starting in the open hour itself, or not aligned: what it holds before rolled_until is raw.
+    expect(planRead(10 * D + 5 * H, 11 * D, open, true)).toMatchObject({ days: null, hours: [], open: [10 * D + 5 * H, 10 * D + 5 * H + 1000], raw: [], rolled: [10 * D + 5 * H, 11 * D] });
+    expect(planRead(10 * D + 4 * H + 5, 11 * D, open, true)).toMatchObject({ hours: [], raw: [[10 * D + 4 * H + 5, 10 * D + 5 * H]], rolled: [10 * D + 5 * H, 11 * D] });
+    // A window ending before some open row's time, or starting after rolled_until: raw from rolled_until on.
+    expect(planRead(3 * D, 10 * D + 5 * H + 999, open, true)).toMatchObject({ open: null, raw: [[10 * D + 5 * H, 10 * D + 5 * H + 999]], rolled: [3 * D, 10 * D + 5 * H] });
+    expect(planRead(10 * D + 5 * H + 1, 11 * D, open, true)).toMatchObject({ open: null, hours: [], raw: [[10 * D + 5 * H + 1, 11 * D]], rolled: null });
   });
 });

@@ -8,7 +8,10 @@
  *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate, and its rows summed
  *    per team, 'hour_team'), then each day that holds one of them or became complete, from its hours (and its rows
  *    summed over accounts, 'day_key');
- *  - records rolled_until and the snapshot, so that readers take rows it did not see from usage_records.
+ *  - recomputes the records from rolled_until on (the current hour so far) into their own table,
+ *    usage_rollups_open ('hour' and 'hour_team' rows), replacing the last run's, so that readers read raw only the
+ *    records this run did not see (about a minute of calls) instead of the whole current hour;
+ *  - records rolled_until, open_until and the snapshot, so that readers take rows it did not see from usage_records.
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
  * from running at once, and the unique index on the rollups would refuse a double count anyway. The snapshot's
  * xmin is the oldest transaction open on the server: a long one makes runs recompute more, never count wrong.
@@ -27,8 +30,8 @@ const COLUMNS = `period, bucket, team_id, key_id, model, account_id, calls, erro
 const COMPRESSION_SUMS = 'sum(r.compressed_calls), sum(r.compression_tokens_before), sum(r.compression_tokens_after)';
 const DIMS = 'team_id, key_id, model, account_id';
 
-/** Hourly rows from the usage records u of `from` where `cond`. */
-const insertHours = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
+/** Hourly rows (into `table`: usage_rollups, or usage_rollups_open) from the usage records u of `from` where `cond`. */
+const insertHours = (from: string, cond: string, table = 'usage_rollups') => `INSERT INTO ${table} (${COLUMNS})
   SELECT 'hour', bucket, ${DIMS}, sum(calls), sum(errors), sum(i), sum(o), sum(cr), sum(cw), sum(cost),
          sum(calls * (SELECT w.weight FROM usage_latency_weights w WHERE w.bucket = x.lb)), sum(cc), sum(cb), sum(ca)
     FROM (SELECT date_trunc('hour', u.at, 'UTC') AS bucket, u.team_id, u.key_id, coalesce(u.served_model, u.model) AS model,
@@ -64,8 +67,8 @@ const insertDayModels = (from: string) => `INSERT INTO usage_rollups (${COLUMNS}
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.model`;
 
-/** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from`. */
-const insertHourTeams = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
+/** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from` (into `table`). */
+const insertHourTeams = (from: string, table = 'usage_rollups') => `INSERT INTO ${table} (${COLUMNS})
   SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens),
          sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
     FROM ${from} WHERE r.period = 'hour'
@@ -75,6 +78,8 @@ export interface RollupRun {
   hours: number;
   days: number;
   rolledUntil: Date;
+  /** The records from rolledUntil on that the run saw are in usage_rollups_open, all of them before this. */
+  openUntil: Date;
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -128,13 +133,26 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
       await q.query(insertDayModels('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
     }
   }
-  await q.query(
-    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, days_until, updated_at) VALUES (1, $1, $2, $3::bigint, $1, now())
-     ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin,
-       days_until = EXCLUDED.days_until, updated_at = now()`,
-    [iso(until), snap.snapshot, snap.xmin],
+  // Everything from rolled_until on that this snapshot sees (the current hour so far, and any record a clock ahead
+  // put later), replaced whole: readers then read raw only the records this snapshot does not see (written since,
+  // or still in flight), as for the rolled hours. open_until bounds their times (whole ms, exclusive): a window
+  // ending before it cannot use them.
+  await q.query('DELETE FROM usage_rollups_open');
+  await q.query(insertHours('usage_records u', 'u.at >= $1', 'usage_rollups_open'), [iso(until)]);
+  await q.query(insertHourTeams('usage_rollups_open r', 'usage_rollups_open'));
+  const open = await q.query<{ t: Date | null }>(
+    "SELECT date_trunc('milliseconds', max(u.at)) + interval '1 millisecond' AS t FROM usage_records u WHERE u.at >= $1",
+    [iso(until)],
   );
-  return { hours: hours.length, days: days.length, rolledUntil: new Date(until) };
+  const openUntil = Math.max(until, open.rows[0]?.t ? new Date(open.rows[0].t).getTime() : until);
+  await q.query(
+    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, days_until, open_until, open_snapshot, updated_at)
+     VALUES (1, $1, $2, $3::bigint, $1, $4, $2, now())
+     ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin,
+       days_until = EXCLUDED.days_until, open_until = EXCLUDED.open_until, open_snapshot = EXCLUDED.open_snapshot, updated_at = now()`,
+    [iso(until), snap.snapshot, snap.xmin, iso(openUntil)],
+  );
+  return { hours: hours.length, days: days.length, rolledUntil: new Date(until), openUntil: new Date(openUntil) };
 }
 
 /** One run; null when another node's run holds the lock (it does the same work). */

@@ -97,6 +97,9 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   // Each record's histogram weight by a hash join on its latency bucket, not an index lookup per record.
   const weights = `LEFT JOIN usage_latency_weights w ON w.bucket = ${latencyBucketSql('u.latency_ms')}`;
+  const rollupCols = `${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
+      r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls,
+      r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after`;
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
     // The coarsest daily rows that hold the dimensions: summed over keys and accounts for a caller who sees whole
@@ -105,10 +108,12 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
     if (plan.hours.length > 0) periods.push(`(r.period = '${hours}' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
-    parts.push(`SELECT ${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
-      r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls,
-      r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after
-      FROM usage_rollups r WHERE ${w.join(' AND ')}`);
+    parts.push(`SELECT ${rollupCols} FROM usage_rollups r WHERE ${w.join(' AND ')}`);
+  }
+  if (!rawOnly && plan.open) {
+    // The records from rolled_until on that the last run saw (the current hour so far).
+    const w = [`r.period = '${hours}'`, ...visibleTo('r', f, params)];
+    parts.push(`SELECT ${rollupCols} FROM usage_rollups_open r WHERE ${w.join(' AND ')}`);
   }
   if (rollupsOnly) return parts;
   if (plan.raw.length > 0) {
@@ -116,9 +121,10 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u ${weights} WHERE ${w.join(' AND ')}`);
   }
   if (plan.rolled && plan.state) {
-    // Rows in rolled-up hours that the last run's snapshot did not see (written since, or late): found through the
-    // BRIN index on written_xid of each partition, fenced (OFFSET 0) so that the caller's team filter is applied
-    // after it, not through a team index scan over 30 days of every partition (measured 6 ms against 37 ms).
+    // Rows in rolled-up hours (and from rolled_until on, where the open rows are read) that the last run's snapshot
+    // did not see (written since, or late): found through the BRIN index on written_xid of each partition, fenced
+    // (OFFSET 0) so that the caller's team filter is applied after it, not through a team index scan over 30 days
+    // of every partition (measured 6 ms against 37 ms).
     const w = [
       inRanges('u.at', [plan.rolled], params),
       `u.written_xid >= $${params.push(plan.state.snapshotXmin)}::bigint`,

@@ -2,7 +2,8 @@
  * Usage rollups against real Postgres: the usage analytics read from rollups equal the raw query exactly (calls,
  * tokens, cost, errors per group and per time bucket) for random data, including rows that arrive late into
  * rolled-up hours, a row of a transaction still open while the job runs, repeated and overlapping runs, the current
- * day read from its daily rows so far, the daily rows summed per team and model; p50/p95
+ * day read from its daily rows so far, the current hour read from its rollups so far (usage_rollups_open) with the records
+ * written since read raw, the daily rows summed per team and model; p50/p95
  * from the histograms stay within the stated bound of the raw percentiles; visibility holds. Without DATABASE_URL
  * the same runs on the embedded database (the same migrations).
  */
@@ -90,6 +91,8 @@ async function independentTotal(from: number, to: number): Promise<{ calls: numb
 describe('usage rollups', () => {
   it('equal the raw query after the first run, for 40 days of random records', async () => {
     await generateUsageRecords(db, 6000, NOW - 40 * DAY, NOW + 1000);
+    // Some in the current hour so far (a few of them a second ahead of NOW, as from a node whose clock is ahead).
+    await generateUsageRecords(db, 10, Math.floor(NOW / HOUR) * HOUR, NOW + 1000);
     const run = await rollUpUsage(db, NOW);
     expect(run?.rolledUntil.getTime()).toBe(Math.floor(NOW / HOUR) * HOUR);
     const rolled = await db.query<{ n: number }>("SELECT sum(calls)::int AS n FROM usage_rollups WHERE period = 'day'");
@@ -141,29 +144,57 @@ describe('usage rollups', () => {
     const state = await readRollupState(db);
     expect(state?.daysUntil).toBe(Math.floor(NOW / HOUR) * HOUR);
     expect(planRead(from, NOW + 1, state, true)).toMatchObject({ days: [from, today + DAY], hours: [] });
+    // The records from rolled_until on that the run saw (the current hour so far, some a second past NOW) are in the
+    // open rows; a window that reaches past the last of them reads them from there, and nothing raw.
+    const hour = Math.floor(NOW / HOUR) * HOUR;
+    const open = await db.query<{ period: string; calls: number; cost: string }>(
+      'SELECT period, sum(calls)::int AS calls, sum(cost_usd)::text AS cost FROM usage_rollups_open GROUP BY period ORDER BY period',
+    );
+    const openRaw = await db.query<{ calls: number; cost: string; last: Date }>('SELECT count(*)::int AS calls, sum(cost_usd::numeric)::text AS cost, max(at) AS last FROM usage_records WHERE at >= $1', [new Date(hour)]);
+    expect(openRaw.rows[0].calls).toBeGreaterThan(0);
+    expect(open.rows.map((r) => [r.period, r.calls, r.cost])).toEqual([['hour', openRaw.rows[0].calls, openRaw.rows[0].cost], ['hour_team', openRaw.rows[0].calls, openRaw.rows[0].cost]]);
+    expect(state?.openUntil).toBe(Math.floor(new Date(openRaw.rows[0].last).getTime()) + 1);
+    expect(planRead(from, NOW + 2000, state, true)).toMatchObject({ days: [from, today + DAY], hours: [], open: [hour, state!.openUntil], raw: [], rolled: [from, NOW + 2000] });
+    await expectSameAsRaw(superuser(from, NOW + 2000));
+    await expectSameAsRaw(superuser(hour, NOW + 2000));
     // A window not aligned to hours, and a week of hours.
     await expectSameAsRaw(superuser(NOW - 9 * DAY - 1234567, NOW - 2 * DAY + 7654));
     await expectSameAsRaw(superuser(NOW - 7 * DAY, NOW + 1));
     // A model seen only since the last run (its exact percentiles from the records), and a window none of whose
     // hours is rolled up.
-    await generateUsageRecords(db, 20, Math.floor(NOW / HOUR) * HOUR, NOW);
-    await db.query("UPDATE usage_records SET served_model = 'model_new' WHERE at >= $1", [new Date(Math.floor(NOW / HOUR) * HOUR)]);
-    const fresh = await readUsage(db, superuser(from, NOW + 1), ['model'], 'day', 100);
-    expect(fresh.groups.find((g) => g.g0 === 'model_new')?.p50).toBeGreaterThan(0);
-    await expectSameAsRaw(superuser(from, NOW + 1));
-    await expectSameAsRaw(superuser(Math.floor(NOW / HOUR) * HOUR, NOW + 1));
+    // (These records are written after the run: the open rows do not hold them, they are read raw.)
+    await generateUsageRecords(db, 20, hour, NOW);
+    await db.query("UPDATE usage_records SET served_model = 'model_new' WHERE written_xid = (SELECT max(written_xid) FROM usage_records)");
+    for (const to of [NOW + 1, NOW + 2000]) {
+      const fresh = await readUsage(db, superuser(from, to), ['model'], 'day', 100);
+      expect(fresh.groups.find((g) => g.g0 === 'model_new')?.p50).toBeGreaterThan(0);
+      await expectSameAsRaw(superuser(from, to));
+      await expectSameAsRaw(superuser(hour, to));
+    }
+    // A run of an earlier build (it leaves the open rows and open_snapshot as they were, with a newer snapshot that
+    // sees records the open rows do not hold): readers read the current hour raw again.
+    await generateUsageRecords(db, 30, hour, NOW);
+    await db.query('UPDATE usage_rollup_state SET snapshot = pg_current_snapshot()::text, snapshot_xmin = pg_snapshot_xmin(pg_current_snapshot())::text::bigint');
+    expect((await readRollupState(db))?.openUntil).toBeNull();
+    await expectSameAsRaw(superuser(from, NOW + 2000));
+    await rollUpUsage(db, NOW);
+    expect((await readRollupState(db))?.openUntil).toBeGreaterThan(hour);
   }, 120_000);
 
   it('count late rows at once (read raw until the next run) and after the run recomputes their hours', async () => {
     // A node's journal replayed: rows with old times, written after the run.
     await generateUsageRecords(db, 500, NOW - 20 * DAY, NOW - 2 * HOUR);
+    // Calls that started in the current hour before the last run and ended after it (written since).
+    await generateUsageRecords(db, 40, Math.floor(NOW / HOUR) * HOUR, NOW - 60_000);
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
+    await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 20 * 60_000));
     const run = await rollUpUsage(db, NOW + 10 * 60_000);
     expect(run!.hours).toBeGreaterThan(100);
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
+    await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 20 * 60_000));
     // Nothing new: a repeated run changes nothing (it may recompute hours again while some transaction of the
     // server, even in another database, is older than its last snapshot: the snapshot's horizon stays behind it).
-    const digest = async () => (await db.query<{ d: string }>("SELECT md5(string_agg(r::text, ',' ORDER BY r::text)) AS d FROM usage_rollups r")).rows[0].d;
+    const digest = async () => (await db.query<{ d: string }>("SELECT md5(string_agg(r::text, ',' ORDER BY r::text)) AS d FROM (SELECT * FROM usage_rollups UNION ALL SELECT * FROM usage_rollups_open) r")).rows[0].d;
     const before = await digest();
     await rollUpUsage(db, NOW + 11 * 60_000);
     expect(await digest()).toBe(before);
@@ -190,6 +221,8 @@ describe('usage rollups', () => {
     const insertedP = new Promise<void>((resolve) => (inserted = resolve));
     const open = db.tx(async (q) => {
       await generateUsageRecords(q, 50, NOW - 3 * DAY, NOW - 3 * DAY + HOUR);
+      // And calls in the hour the run rolls up so far (into its open rows).
+      await generateUsageRecords(q, 5, Math.floor((NOW + HOUR) / HOUR) * HOUR, NOW + HOUR);
       inserted();
       await committed;
     });
@@ -201,7 +234,8 @@ describe('usage rollups', () => {
       await open;
     }
     const after = await readUsage(db, superuser(0, NOW + 2 * HOUR), [], 'day', 1);
-    expect(after.total.calls).toBe(before.calls + 50);
+    expect(planRead(0, NOW + 2 * HOUR, await readRollupState(db), true).open).not.toBeNull();
+    expect(after.total.calls).toBe(before.calls + 55);
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + HOUR + 60_000));
     // Two runs at once (two nodes): one waits out or skips, the other recomputes; never twice counted.
     await generateUsageRecords(db, 300, NOW - 5 * DAY, NOW + HOUR);
