@@ -105,7 +105,7 @@ function recordedTable(): string[] {
     const d = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES, SUMMARY);
     const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
     const fewer = (x: number) => `${pct(b.inputTokens - x, b.inputTokens)} fewer`;
-    const lower = (x: number) => `${pct(b.cost[0] - x, b.cost[0])} lower`;
+    const lower = (x: number) => (x > b.cost[0] ? `${pct(x - b.cost[0], b.cost[0])} dearer` : `${pct(b.cost[0] - x, b.cost[0])} lower`);
     out.push(`| ${s.name} (${s.style}), ${s.reads} reads | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${fewer(c.inputTokens)}) | ${lower(c.cost[0])} | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} | ${fewer(d.inputTokens)}, ${lower(d.cost[0])} |`);
     if (b.lastTokens < LARGE) continue;
     [b, c, d].forEach((t, k) => {
