@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/seeded-random.ts';
 import { bucketLatency, histogramPercentile, LATENCY_RELATIVE_ERROR, packedPercentiles, unpackHistogram } from './latency-histogram.ts';
-import { planRead } from './usage-read-plan.ts';
+import { planRead, splitDays } from './usage-read-plan.ts';
+import { sourceParts } from './usage-source.ts';
 
 /** The bucket as the SQL computes it (latencyBucketSql), for the test. */
 const bucketOf = (v: number) => (v < 16 ? v : 16 + Math.floor((8 * Math.log(v / 16)) / Math.log(2)));
@@ -57,7 +58,7 @@ describe('latency histograms', () => {
 describe('planRead', () => {
   const H = 3_600_000;
   const D = 24 * H;
-  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1', daysUntil: null, openUntil: null };
+  const state = { rolledUntil: 10 * D + 5 * H, snapshot: '1:1:', snapshotXmin: '1', daysUntil: null, openUntil: null, blocksUntil: null };
   it('reads whole days and hours from rollups and the rest raw', () => {
     expect(planRead(2 * D + 30 * 60_000, 10 * D + 5 * H + 1234, state, true)).toMatchObject({
       days: [3 * D, 10 * D], hours: [[2 * D + H, 3 * D], [10 * D, 10 * D + 5 * H]],
@@ -91,5 +92,38 @@ describe('planRead', () => {
     // A window ending before some open row's time, or starting after rolled_until: raw from rolled_until on.
     expect(planRead(3 * D, 10 * D + 5 * H + 999, open, true)).toMatchObject({ open: null, raw: [[10 * D + 5 * H, 10 * D + 5 * H + 999]], rolled: [3 * D, 10 * D + 5 * H] });
     expect(planRead(10 * D + 5 * H + 1, 11 * D, open, true)).toMatchObject({ open: null, hours: [], raw: [[10 * D + 5 * H + 1, 11 * D]], rolled: null });
+  });
+  it('splits whole days into the fewest aligned blocks and the days left over', () => {
+    // Days 3…32: 3, then 4–7 (4), 8–15 (8), 16–31 (16), then 32.
+    const { blocks, days } = splitDays(3 * D, 33 * D);
+    expect(Object.fromEntries(blocks)).toEqual({ 4: [4 * D], 8: [8 * D], 16: [16 * D] });
+    expect(days).toEqual([[3 * D, 4 * D], [32 * D, 33 * D]]);
+    const odd = splitDays(17 * D, 47 * D);
+    expect(Object.fromEntries(odd.blocks)).toEqual({ 2: [18 * D, 44 * D], 4: [20 * D, 40 * D], 8: [24 * D, 32 * D] });
+    expect(odd.days).toEqual([[17 * D, 18 * D], [46 * D, 47 * D]]);
+    // Every day once.
+    for (let a = 0; a < 40; a++) {
+      for (let b = a; b < a + 40; b++) {
+        const s = splitDays(a * D, b * D);
+        const covered = [...[...s.blocks].flatMap(([n, starts]) => starts.flatMap((x) => Array.from({ length: n }, (_, i) => x / D + i))), ...s.days.flatMap(([x, y]) => Array.from({ length: (y - x) / D }, (_, i) => x / D + i))];
+        expect(covered.sort((x, y) => x - y)).toEqual(Array.from({ length: b - a }, (_, i) => a + i));
+        expect([...s.blocks.values()].flat().length + s.days.length).toBeLessThanOrEqual(10);
+      }
+    }
+  });
+  it('reads the groups of whole days from the blocks of days, up to blocksUntil, and never the series', () => {
+    const f = { from: new Date(0), to: new Date(0), teams: null, adminTeams: [], userId: null };
+    const kept = { ...state, rolledUntil: 40 * D + 5 * H, daysUntil: 40 * D + 5 * H, blocksUntil: 40 * D };
+    const plan = planRead(3 * D, 40 * D + 5 * H, kept, true);
+    const params: unknown[] = [];
+    const sql = sourceParts(plan, [{ r: 'r.model', u: 'u.model' }], f, params, { rollupsOnly: true, blocks: true }).join();
+    expect(sql).toContain("r.period = 'day_model_16'");
+    expect(params).toContainEqual([new Date(16 * D).toISOString()]);
+    // Today (day 40) and the day before the blocks (day 3) come from the days.
+    expect(params).toContain(new Date(40 * D).toISOString());
+    // Not for a caller that splits the rows by time (the series).
+    expect(sourceParts(plan, [{ r: 'r.model', u: 'u.model' }], f, [], { rollupsOnly: true }).join()).not.toContain('day_model_');
+    // Blocks that an earlier build's run left behind: days only.
+    expect(sourceParts(planRead(3 * D, 40 * D + 5 * H, { ...kept, blocksUntil: null }, true), [{ r: 'r.model', u: 'u.model' }], f, [], { rollupsOnly: true, blocks: true }).join()).not.toContain('day_model_');
   });
 });

@@ -8,8 +8,11 @@
  *  - recomputes each such hour whole from usage_records (delete its rows, insert the aggregate, and its rows summed
  *    per team, 'hour_team'), then each day that holds one of them or became complete, from its hours (and its rows
  *    summed over accounts, 'day_key');
+ *  - recomputes the blocks of whole days (2, 4, 8 and 16 days, aligned) that hold a recomputed day, from the
+ *    blocks half their size, so that readers add up a few blocks instead of every day of a long window;
  *  - recomputes the records from rolled_until on (the current hour so far) into their own table,
- *    usage_rollups_open ('hour' and 'hour_team' rows), replacing the last run's, so that readers read raw only the
+ *    usage_rollups_open ('hour' rows, and summed as the days are: 'hour_key', 'hour_model', 'hour_team'), replacing
+ *    the last run's, so that readers read raw only the
  *    records this run did not see (about a minute of calls) instead of the whole current hour;
  *  - records rolled_until, open_until and the snapshot, so that readers take rows it did not see from usage_records.
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
@@ -20,7 +23,7 @@ import type { Db, Queryable } from '../../core/db/db.ts';
 import { LOCKS } from '../../core/db/db.ts';
 import type { Job } from '../../core/scheduler.ts';
 import { latencyBucketSql } from './latency-histogram.ts';
-import { DAY_MS, HOUR_MS } from './usage-read-plan.ts';
+import { BLOCK_SPANS, blockStart, DAY_MS, HOUR_MS } from './usage-read-plan.ts';
 
 export const USAGE_ROLLUPS_JOB = 'usage-rollups';
 
@@ -74,6 +77,53 @@ const insertHourTeams = (from: string, table = 'usage_rollups') => `INSERT INTO 
     FROM ${from} WHERE r.period = 'hour'
    GROUP BY r.bucket, r.team_id`;
 
+/**
+ * The open 'hour' rows summed over accounts ('hour_key') and per team and model ('hour_model'), as the days are
+ * ('day_key', 'day_model'), so that a report reads the current hour at the grain it reads the days.
+ */
+const insertOpenGrains = `INSERT INTO usage_rollups_open (${COLUMNS})
+  SELECT CASE WHEN grouping(r.key_id) = 0 THEN 'hour_key' ELSE 'hour_model' END, r.bucket, r.team_id,
+         CASE WHEN grouping(r.key_id) = 0 THEN r.key_id ELSE '' END, r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+    FROM usage_rollups_open r WHERE r.period = 'hour'
+   GROUP BY GROUPING SETS ((r.bucket, r.team_id, r.key_id, r.model), (r.bucket, r.team_id, r.model))`;
+
+/** The daily periods that are also kept summed over blocks of days. */
+const BLOCK_PERIODS = ['day', 'day_key', 'day_model'] as const;
+
+/**
+ * The rows of `period`_`span` (a block of span days) from the rows of the next smaller span ('day…' for 2) within
+ * each block starting at the times of $1.
+ */
+const insertBlocks = (period: string, span: number) => `INSERT INTO usage_rollups (${COLUMNS})
+  SELECT '${period}_${span}', t.s, r.team_id, r.key_id, r.model, r.account_id, sum(r.calls), sum(r.errors), sum(r.input_tokens),
+         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+    FROM unnest($1::timestamptz[]) AS t(s)
+    JOIN usage_rollups r ON r.period = '${span === 2 ? period : `${period}_${span / 2}`}' AND r.bucket >= t.s AND r.bucket < t.s + interval '${span} days'
+   GROUP BY t.s, r.team_id, r.key_id, r.model, r.account_id`;
+
+/**
+ * Recomputes the blocks of days (BLOCK_SPANS) that hold any of `days`, among those that end by dayEnd (whole days
+ * only: the current day's rows change every hour), smallest span first; all of them when `days` is null.
+ */
+async function rollUpBlocks(q: Queryable, days: readonly number[] | null, dayEnd: number): Promise<void> {
+  let from = days;
+  if (from === null) {
+    await q.query(`DELETE FROM usage_rollups WHERE period IN (${BLOCK_PERIODS.flatMap((p) => BLOCK_SPANS.map((n) => `'${p}_${n}'`)).join(', ')})`);
+    const first = (await q.query<{ t: Date | null }>("SELECT min(bucket) AS t FROM usage_rollups WHERE period = 'day'")).rows[0]?.t;
+    const all: number[] = [];
+    if (first) for (let d = new Date(first).getTime(); d < dayEnd; d += DAY_MS) all.push(d);
+    from = all;
+  }
+  for (const span of [...BLOCK_SPANS].sort((a, b) => a - b)) {
+    const starts = [...new Set(from.map((d) => blockStart(d, span)))].filter((b) => b + span * DAY_MS <= dayEnd).map(iso);
+    if (starts.length === 0) continue;
+    const periods = BLOCK_PERIODS.map((p) => `'${p}_${span}'`).join(', ');
+    if (days !== null) await q.query(`DELETE FROM usage_rollups WHERE period IN (${periods}) AND bucket = ANY($1::timestamptz[])`, [starts]);
+    for (const p of BLOCK_PERIODS) await q.query(insertBlocks(p, span), [starts]);
+  }
+}
+
 export interface RollupRun {
   hours: number;
   days: number;
@@ -88,7 +138,9 @@ const toTimes = (rows: Array<{ t: Date | string }>) => rows.map((r) => new Date(
 async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
   await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
   const snap = (await q.query<{ snapshot: string; xmin: string }>('SELECT pg_current_snapshot()::text AS snapshot, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin')).rows[0];
-  const prev = (await q.query<{ rolled_until: Date; xmin: string; days_until: Date | null }>('SELECT rolled_until, snapshot_xmin::text AS xmin, days_until FROM usage_rollup_state WHERE id = 1')).rows[0];
+  const prev = (await q.query<{ rolled_until: Date; xmin: string; days_until: Date | null; snapshot: string; blocks_snapshot: string | null }>(
+    'SELECT rolled_until, snapshot_xmin::text AS xmin, days_until, snapshot, blocks_snapshot FROM usage_rollup_state WHERE id = 1',
+  )).rows[0];
   const prevUntil = prev ? new Date(prev.rolled_until).getTime() : null;
   // Never backwards (a node whose clock is behind): hours once rolled up stay so.
   const until = Math.max(Math.floor(now / HOUR_MS) * HOUR_MS, prevUntil ?? 0);
@@ -133,6 +185,9 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
       await q.query(insertDayModels('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
     }
   }
+  // The blocks of whole days: those holding a recomputed day, or all of them after a first run or a run of an
+  // earlier build (which recomputes days, not their blocks).
+  await rollUpBlocks(q, prevUntil !== null && prev.blocks_snapshot === prev.snapshot ? days : null, dayEnd);
   // Everything from rolled_until on that this snapshot sees (the current hour so far, and any record a clock ahead
   // put later), replaced whole: readers then read raw only the records this snapshot does not see (written since,
   // or still in flight), as for the rolled hours. open_until bounds their times (whole ms, exclusive): a window
@@ -140,16 +195,18 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
   await q.query('DELETE FROM usage_rollups_open');
   await q.query(insertHours('usage_records u', 'u.at >= $1', 'usage_rollups_open'), [iso(until)]);
   await q.query(insertHourTeams('usage_rollups_open r', 'usage_rollups_open'));
+  await q.query(insertOpenGrains);
   const open = await q.query<{ t: Date | null }>(
     "SELECT date_trunc('milliseconds', max(u.at)) + interval '1 millisecond' AS t FROM usage_records u WHERE u.at >= $1",
     [iso(until)],
   );
   const openUntil = Math.max(until, open.rows[0]?.t ? new Date(open.rows[0].t).getTime() : until);
   await q.query(
-    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, days_until, open_until, open_snapshot, updated_at)
-     VALUES (1, $1, $2, $3::bigint, $1, $4, $2, now())
+    `INSERT INTO usage_rollup_state (id, rolled_until, snapshot, snapshot_xmin, days_until, open_until, open_snapshot, blocks_snapshot, updated_at)
+     VALUES (1, $1, $2, $3::bigint, $1, $4, $2, $2, now())
      ON CONFLICT (id) DO UPDATE SET rolled_until = EXCLUDED.rolled_until, snapshot = EXCLUDED.snapshot, snapshot_xmin = EXCLUDED.snapshot_xmin,
-       days_until = EXCLUDED.days_until, open_until = EXCLUDED.open_until, open_snapshot = EXCLUDED.open_snapshot, updated_at = now()`,
+       days_until = EXCLUDED.days_until, open_until = EXCLUDED.open_until, open_snapshot = EXCLUDED.open_snapshot,
+       blocks_snapshot = EXCLUDED.blocks_snapshot, updated_at = now()`,
     [iso(until), snap.snapshot, snap.xmin, iso(openUntil)],
   );
   return { hours: hours.length, days: days.length, rolledUntil: new Date(until), openUntil: new Date(openUntil) };

@@ -119,7 +119,8 @@ async function groupsOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups: re
   const sums = [METRICS, 'sum(s.rolled_calls)::int AS rolled', 'sum(s.hist)::text AS hist'];
   const selects: string[] = [];
   // kind 2: the groups.
-  const groupParts = [...(n ? sourceParts(plan, all, f, params, { rollupsOnly: true }) : []), ...(n && raw ? ['SELECT * FROM raw'] : [])];
+  // (Grouped by the groups' dimensions only: the day column of their rollup rows is unused, so blocks of days will do.)
+  const groupParts = [...(n ? sourceParts(plan, all, f, params, { rollupsOnly: true, blocks: true }) : []), ...(n && raw ? ['SELECT * FROM raw'] : [])];
   if (groupParts.length > 0) {
     selects.push(`SELECT ${[...d.map((c, i) => `${c} AS g${i}`), '2 AS kind', 'NULL::float8 AS t', ...sums].join(', ')}
       FROM (${groupParts.join('\n UNION ALL\n')}) s GROUP BY ${d.join(', ')}`);
@@ -190,7 +191,7 @@ async function compressedOf(q: Queryable, plan: ReadPlan, f: UsageFilter, groups
   const g = groups.map((_, i) => `s.d${i} AS g${i}`);
   const rSql = `SELECT ${[...g, `s.d${groups.length} AS model`].join(', ')}, sum(s.compressed_calls)::int AS calls,
             sum(s.compression_tokens_before)::float8 AS tokens_before, sum(s.compression_tokens_after)::float8 AS tokens_after
-       FROM ${usageSource(plan, dims, f, params)} s GROUP BY ${dims.map((_, i) => i + 1).join(', ')} HAVING sum(s.compressed_calls) > 0`;
+       FROM ${usageSource(plan, dims, f, params, { blocks: true })} s GROUP BY ${dims.map((_, i) => i + 1).join(', ')} HAVING sum(s.compressed_calls) > 0`;
   const r = await q.query<CompressedRow>(rSql, params, prepared(rSql));
   return r.rows;
 }

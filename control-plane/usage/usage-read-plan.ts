@@ -13,6 +13,35 @@ import type { Queryable } from '../../core/db/db.ts';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
+/** The blocks of days the daily rows are also summed over (rollup periods 'day_2', 'day_key_4'…). */
+export const BLOCK_SPANS = [16, 8, 4, 2] as const;
+
+/** The start of the block of span days that holds day (blocks start on a day whose number is a multiple of span). */
+export function blockStart(day: number, span: number): number {
+  return Math.floor(day / (span * DAY_MS)) * span * DAY_MS;
+}
+
+/**
+ * The days [from, to) (whole days) as the fewest aligned blocks (the largest that fits at each step) and the days
+ * left over, in ranges.
+ */
+export function splitDays(from: number, to: number): { blocks: Map<number, number[]>; days: Range[] } {
+  const blocks = new Map<number, number[]>();
+  const days: Range[] = [];
+  for (let d = from; d < to;) {
+    const span = BLOCK_SPANS.find((n) => blockStart(d, n) === d && d + n * DAY_MS <= to);
+    if (span) {
+      blocks.set(span, [...(blocks.get(span) ?? []), d]);
+      d += span * DAY_MS;
+    } else {
+      const last = days.at(-1);
+      if (last && last[1] === d) days[days.length - 1] = [last[0], d + DAY_MS];
+      else days.push([d, d + DAY_MS]);
+      d += DAY_MS;
+    }
+  }
+  return { blocks, days };
+}
 
 export interface RollupState {
   rolledUntil: number;
@@ -25,6 +54,8 @@ export interface RollupState {
    * null when they are not (a run of an earlier build made the snapshot).
    */
   openUntil: number | null;
+  /** Every block of days (BLOCK_SPANS) that ends by this is rolled up; null: none is (an earlier build ran the job). */
+  blocksUntil: number | null;
 }
 
 export type Range = readonly [from: number, to: number];
@@ -71,8 +102,8 @@ export function planRead(from: number, to: number, state: RollupState | null, us
 }
 
 export async function readRollupState(q: Queryable): Promise<RollupState | null> {
-  const r = await q.query<{ rolled_until: Date; snapshot: string; snapshot_xmin: string; days_until: Date | null; open_until: Date | null; open_snapshot: string | null }>(
-    'SELECT rolled_until, snapshot, snapshot_xmin::text AS snapshot_xmin, days_until, open_until, open_snapshot FROM usage_rollup_state WHERE id = 1',
+  const r = await q.query<{ rolled_until: Date; snapshot: string; snapshot_xmin: string; days_until: Date | null; open_until: Date | null; open_snapshot: string | null; blocks_snapshot: string | null }>(
+    'SELECT rolled_until, snapshot, snapshot_xmin::text AS snapshot_xmin, days_until, open_until, open_snapshot, blocks_snapshot FROM usage_rollup_state WHERE id = 1',
   );
   const s = r.rows[0];
   if (!s) return null;
@@ -83,5 +114,7 @@ export async function readRollupState(q: Queryable): Promise<RollupState | null>
   return {
     rolledUntil, snapshot: s.snapshot, snapshotXmin: s.snapshot_xmin, daysUntil: s.days_until ? new Date(s.days_until).getTime() : null,
     openUntil: open ? openUntil : null,
+    // The blocks of whole days before rolled_until's day, when this snapshot's run kept them.
+    blocksUntil: s.blocks_snapshot === s.snapshot ? Math.floor(rolledUntil / DAY_MS) * DAY_MS : null,
   };
 }

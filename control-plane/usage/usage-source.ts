@@ -7,7 +7,7 @@
  * estimated tokens before and after compression.
  */
 import { latencyBucketSql } from './latency-histogram.ts';
-import type { Range, ReadPlan } from './usage-read-plan.ts';
+import { splitDays, type Range, type ReadPlan } from './usage-read-plan.ts';
 
 export const GROUPS = ['model', 'key', 'account', 'team'] as const;
 export type Group = (typeof GROUPS)[number];
@@ -75,6 +75,11 @@ export interface SourceOptions {
   rollupsOnly?: boolean;
   /** The hourly rows to read: 'hour_team' only for dims without key, model or account, and when seesWholeTeams. */
   hours?: 'hour' | 'hour_team';
+  /**
+   * Whole days may come from the blocks of days ('day_key_8'…): only for a caller that does not split the rows by
+   * time (a time dimension of theirs would be the block's start).
+   */
+  blocks?: boolean;
 }
 
 /** The subquery (params appended); dims are selected as d0…dn. */
@@ -85,7 +90,7 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
 
 /** The subquery's SELECTs, one per part (none when the plan reads nothing of the parts asked for). */
 export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], opts: SourceOptions = {}): string[] {
-  const { rawOnly = false, rollupsOnly = false, hours = 'hour' } = opts;
+  const { rawOnly = false, rollupsOnly = false, hours = 'hour', blocks = false } = opts;
   const parts: string[] = [];
   const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
     u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
@@ -100,19 +105,27 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   const rollupCols = `${dimCols('r')}r.calls, r.errors, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.cost_usd,
       r.latency_histogram AS hist, NULL::int AS latency_ms, r.calls AS rolled_calls,
       r.compressed_calls, r.compression_tokens_before, r.compression_tokens_after`;
+  // The coarsest daily rows that hold the dimensions: summed over keys and accounts for a caller who sees whole
+  // teams and groups by neither, summed over accounts without the account (fewer rows to read and add up).
+  const day = dims.includes(GROUP_DIMS.account) ? 'day' : !dims.includes(GROUP_DIMS.key) && seesWholeTeams(f) ? 'day_model' : 'day_key';
   if (!rawOnly && (plan.days || plan.hours.length > 0)) {
     const periods: string[] = [];
-    // The coarsest daily rows that hold the dimensions: summed over keys and accounts for a caller who sees whole
-    // teams and groups by neither, summed over accounts without the account (fewer rows to read and add up).
-    const day = dims.includes(GROUP_DIMS.account) ? 'day' : !dims.includes(GROUP_DIMS.key) && seesWholeTeams(f) ? 'day_model' : 'day_key';
-    if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
+    if (plan.days && blocks && plan.state?.blocksUntil != null) {
+      // The blocks of days that end by blocksUntil, the other days one by one.
+      const [d1, d2] = plan.days;
+      const split = splitDays(d1, Math.max(d1, Math.min(d2, plan.state.blocksUntil)));
+      const days = split.days.concat(plan.state.blocksUntil < d2 ? [[Math.max(d1, plan.state.blocksUntil), d2]] : []);
+      if (days.length > 0) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', days, params)})`);
+      for (const [span, starts] of split.blocks) periods.push(`(r.period = '${day}_${span}' AND r.bucket = ANY($${params.push(starts.map(iso))}::timestamptz[]))`);
+    } else if (plan.days) periods.push(`(r.period = '${day}' AND ${inRanges('r.bucket', [plan.days], params)})`);
     if (plan.hours.length > 0) periods.push(`(r.period = '${hours}' AND ${inRanges('r.bucket', plan.hours, params)})`);
     const w = [`(${periods.join(' OR ')})`, ...visibleTo('r', f, params)];
     parts.push(`SELECT ${rollupCols} FROM usage_rollups r WHERE ${w.join(' AND ')}`);
   }
   if (!rawOnly && plan.open) {
-    // The records from rolled_until on that the last run saw (the current hour so far).
-    const w = [`r.period = '${hours}'`, ...visibleTo('r', f, params)];
+    // The records from rolled_until on that the last run saw (the current hour so far), at the days' grain when
+    // the hours asked for are the full 'hour' rows ('hour_key' for 'day_key'…).
+    const w = [`r.period = '${hours === 'hour' ? day.replace('day', 'hour') : hours}'`, ...visibleTo('r', f, params)];
     parts.push(`SELECT ${rollupCols} FROM usage_rollups_open r WHERE ${w.join(' AND ')}`);
   }
   if (rollupsOnly) return parts;

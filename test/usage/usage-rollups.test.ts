@@ -3,7 +3,7 @@
  * tokens, cost, errors per group and per time bucket) for random data, including rows that arrive late into
  * rolled-up hours, a row of a transaction still open while the job runs, repeated and overlapping runs, the current
  * day read from its daily rows so far, the current hour read from its rollups so far (usage_rollups_open) with the records
- * written since read raw, the daily rows summed per team and model; p50/p95
+ * written since read raw, the daily rows summed per team and model and over blocks of days; p50/p95
  * from the histograms stay within the stated bound of the raw percentiles; visibility holds. Without DATABASE_URL
  * the same runs on the embedded database (the same migrations).
  */
@@ -83,6 +83,30 @@ async function expectSameAsRaw(f: UsageFilter): Promise<number> {
   return compared;
 }
 
+/** Each block of days holds, row for row, the sums of the days it spans; returns how many blocks there are. */
+async function expectBlocksSumTheirDays(): Promise<number> {
+  let blocks = 0;
+  for (const period of ['day', 'day_key', 'day_model']) {
+    for (const span of [2, 4, 8, 16]) {
+      const r = await db.query<{ n: number; differ: number }>(
+        `WITH b AS (SELECT bucket, team_id, key_id, model, coalesce(account_id, '') AS account, calls, errors, input_tokens, cost_usd::text AS cost,
+                           latency_histogram::text AS hist, compression_tokens_before FROM usage_rollups WHERE period = $1),
+              d AS (SELECT to_timestamp(floor(extract(epoch FROM bucket) / ($3 * 86400)) * ($3 * 86400)) AS bucket, team_id, key_id, model,
+                           coalesce(account_id, '') AS account, sum(calls) AS calls, sum(errors) AS errors, sum(input_tokens) AS input_tokens,
+                           sum(cost_usd)::text AS cost, sum(latency_histogram)::text AS hist, sum(compression_tokens_before) AS compression_tokens_before
+                      FROM usage_rollups WHERE period = $2 AND bucket IN (SELECT generate_series(x.bucket, x.bucket + ($3 - 1) * interval '1 day', interval '1 day') FROM (SELECT DISTINCT bucket FROM b) x)
+                     GROUP BY 1, 2, 3, 4, 5)
+         SELECT (SELECT count(DISTINCT bucket) FROM b)::int AS n,
+                (SELECT count(*) FROM ((TABLE b EXCEPT ALL TABLE d) UNION ALL (TABLE d EXCEPT ALL TABLE b)) x)::int AS differ`,
+        [`${period}_${span}`, period, span],
+      );
+      expect(r.rows[0].differ, `${period}_${span}`).toBe(0);
+      blocks += r.rows[0].n;
+    }
+  }
+  return blocks;
+}
+
 async function independentTotal(from: number, to: number): Promise<{ calls: number; cost: number }> {
   const r = await db.query<{ calls: number; cost: number }>('SELECT count(*)::int AS calls, sum(cost_usd::numeric)::float8 AS cost FROM usage_records WHERE at >= $1 AND at < $2', [new Date(from), new Date(to)]);
   return r.rows[0];
@@ -130,6 +154,9 @@ describe('usage rollups', () => {
          FROM usage_rollups WHERE period IN ('day', 'day_model') GROUP BY period ORDER BY period`,
     );
     expect(perModel.rows[1]).toMatchObject({ period: 'day_model', rows: perModel.rows[0].n });
+    // The blocks of whole days (the 40 days hold blocks of every span), which the groups of long windows read.
+    expect(await expectBlocksSumTheirDays()).toBeGreaterThanOrEqual(3 * (19 + 9 + 4 + 1));
+    expect((await readRollupState(db))?.blocksUntil).toBe(Math.floor(NOW / DAY) * DAY);
     expect([perModel.rows[1].n, perModel.rows[1].calls, perModel.rows[1].cost, perModel.rows[1].hist]).toEqual([perModel.rows[0].n, perModel.rows[0].calls, perModel.rows[0].cost, perModel.rows[0].hist]);
     // The current day's daily rows hold its hours so far, and the report reads today from them.
     const today = Math.floor(NOW / DAY) * DAY;
@@ -152,7 +179,7 @@ describe('usage rollups', () => {
     );
     const openRaw = await db.query<{ calls: number; cost: string; last: Date }>('SELECT count(*)::int AS calls, sum(cost_usd::numeric)::text AS cost, max(at) AS last FROM usage_records WHERE at >= $1', [new Date(hour)]);
     expect(openRaw.rows[0].calls).toBeGreaterThan(0);
-    expect(open.rows.map((r) => [r.period, r.calls, r.cost])).toEqual([['hour', openRaw.rows[0].calls, openRaw.rows[0].cost], ['hour_team', openRaw.rows[0].calls, openRaw.rows[0].cost]]);
+    expect(open.rows.map((r) => [r.period, r.calls, r.cost])).toEqual(['hour', 'hour_key', 'hour_model', 'hour_team'].map((p) => [p, openRaw.rows[0].calls, openRaw.rows[0].cost]));
     expect(state?.openUntil).toBe(Math.floor(new Date(openRaw.rows[0].last).getTime()) + 1);
     expect(planRead(from, NOW + 2000, state, true)).toMatchObject({ days: [from, today + DAY], hours: [], open: [hour, state!.openUntil], raw: [], rolled: [from, NOW + 2000] });
     await expectSameAsRaw(superuser(from, NOW + 2000));
@@ -176,9 +203,14 @@ describe('usage rollups', () => {
     await generateUsageRecords(db, 30, hour, NOW);
     await db.query('UPDATE usage_rollup_state SET snapshot = pg_current_snapshot()::text, snapshot_xmin = pg_snapshot_xmin(pg_current_snapshot())::text::bigint');
     expect((await readRollupState(db))?.openUntil).toBeNull();
+    // (Its blocks of days too: it may have recomputed days without them.)
+    await db.query("UPDATE usage_rollups SET calls = calls + 1 WHERE period = 'day_key_16'");
+    expect((await readRollupState(db))?.blocksUntil).toBeNull();
     await expectSameAsRaw(superuser(from, NOW + 2000));
     await rollUpUsage(db, NOW);
     expect((await readRollupState(db))?.openUntil).toBeGreaterThan(hour);
+    expect((await readRollupState(db))?.blocksUntil).toBe(Math.floor(NOW / DAY) * DAY);
+    await expectBlocksSumTheirDays();
   }, 120_000);
 
   it('count late rows at once (read raw until the next run) and after the run recomputes their hours', async () => {
@@ -190,6 +222,7 @@ describe('usage rollups', () => {
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 20 * 60_000));
     const run = await rollUpUsage(db, NOW + 10 * 60_000);
     expect(run!.hours).toBeGreaterThan(100);
+    await expectBlocksSumTheirDays();
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 20 * 60_000));
     // Nothing new: a repeated run changes nothing (it may recompute hours again while some transaction of the
@@ -241,6 +274,7 @@ describe('usage rollups', () => {
     await generateUsageRecords(db, 300, NOW - 5 * DAY, NOW + HOUR);
     await Promise.all([rollUpUsage(db, NOW + HOUR + 120_000), rollUpUsage(db, NOW + HOUR + 120_000), rollUpUsage(db, NOW + 2 * HOUR)]);
     await rollUpUsage(db, NOW + 2 * HOUR);
+    await expectBlocksSumTheirDays();
     const raw = await independentTotal(0, Math.floor((NOW + 2 * HOUR) / HOUR) * HOUR);
     const inRollups = await db.query<{ n: number }>("SELECT sum(calls)::int AS n FROM usage_rollups WHERE period = 'hour'");
     expect(inRollups.rows[0].n).toBe(raw.calls);
