@@ -14,7 +14,9 @@
  *    usage_rollups_open ('hour' rows, and summed as the days are: 'hour_key', 'hour_model', 'hour_team'), replacing
  *    the last run's, so that readers read raw only the
  *    records this run did not see (about a minute of calls) instead of the whole current hour;
- *  - records rolled_until, open_until and the snapshot, so that readers take rows it did not see from usage_records.
+ *  - deletes the earlier versions of replaced records (usage_records_replaced) whose replacement it saw;
+ *  - records rolled_until, open_until and the snapshot, so that readers take rows it did not see from usage_records
+ *    (and take back out the earlier versions of records replaced since, which the rollups counted).
  * Recomputing whole buckets makes a repeated or overlapping run harmless; a session advisory lock keeps two nodes
  * from running at once, and the unique index on the rollups would refuse a double count anyway. The snapshot's
  * xmin is the oldest transaction open on the server: a long one makes runs recompute more, never count wrong.
@@ -158,9 +160,12 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
     hours = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'hour'")).rows);
     days = toTimes((await q.query<{ t: Date }>("SELECT DISTINCT bucket AS t FROM usage_rollups WHERE period = 'day'")).rows);
   } else {
+    // (And the hours of records replaced since: their earlier version's time may differ from the new one's.)
     const touched = await q.query<{ t: Date }>(
       `SELECT DISTINCT date_trunc('hour', u.at, 'UTC') AS t FROM usage_records u WHERE u.written_xid >= $1::bigint AND u.at < $2
-       UNION SELECT DISTINCT date_trunc('hour', u.at, 'UTC') FROM usage_records u WHERE u.at >= $3 AND u.at < $2`,
+       UNION SELECT DISTINCT date_trunc('hour', u.at, 'UTC') FROM usage_records u WHERE u.at >= $3 AND u.at < $2
+       UNION SELECT DISTINCT date_trunc('hour', u.at, 'UTC') FROM usage_records_replaced x CROSS JOIN LATERAL jsonb_populate_record(NULL::usage_records, x.old) u
+        WHERE u.at < $2`,
       [prev.xmin, iso(until), iso(prevUntil)],
     );
     hours = toTimes(touched.rows);
@@ -185,6 +190,9 @@ async function rollUp(q: Queryable, now: number): Promise<RollupRun> {
       await q.query(insertDayModels('unnest($1::timestamptz[]) AS t(d) JOIN usage_rollups r ON r.bucket = t.d'), [list]);
     }
   }
+  // The earlier versions of replaced records whose replacement this snapshot sees: their hours hold the new version
+  // now, and readers of this snapshot no longer take them out.
+  await q.query('DELETE FROM usage_records_replaced WHERE pg_visible_in_snapshot(replaced_xid::text::xid8, $1::pg_snapshot)', [snap.snapshot]);
   // The blocks of whole days: those holding a recomputed day, or all of them after a first run or a run of an
   // earlier build (which recomputes days, not their blocks).
   await rollUpBlocks(q, prevUntil !== null && prev.blocks_snapshot === prev.snapshot ? days : null, dayEnd);

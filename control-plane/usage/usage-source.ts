@@ -99,6 +99,14 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     (u.compression_mode = 'on')::int::bigint AS compressed_calls,
     CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END::bigint AS compression_tokens_before,
     CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END::bigint AS compression_tokens_after`;
+  // A record's figures taken back out (no latency: the exact percentiles read the records as they are now).
+  const negated = (d: string) => `${d}-1::bigint AS calls, -(u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
+    -u.input_tokens::bigint AS input_tokens, -u.output_tokens::bigint AS output_tokens, -u.cache_read_tokens::bigint AS cache_read_tokens,
+    -u.cache_write_tokens::bigint AS cache_write_tokens, -u.cost_usd::numeric AS cost_usd,
+    -w.weight AS hist, NULL::int AS latency_ms, -1::bigint AS rolled_calls,
+    -(u.compression_mode = 'on')::int::bigint AS compressed_calls,
+    -(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END)::bigint AS compression_tokens_before,
+    -(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END)::bigint AS compression_tokens_after`;
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   // Each record's histogram weight by a hash join on its latency bucket, not an index lookup per record.
   const weights = `LEFT JOIN usage_latency_weights w ON w.bucket = ${latencyBucketSql('u.latency_ms')}`;
@@ -145,6 +153,16 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
     ];
     const visible = visibleTo('u', f, params);
     parts.push(`SELECT ${rawCols(dimCols('u'))} FROM (SELECT * FROM usage_records u WHERE ${w.join(' AND ')} OFFSET 0) u ${weights}${visible.length > 0 ? ` WHERE ${visible.join(' AND ')}` : ''}`);
+    // Earlier versions of records replaced since that run (a lost call's estimate replaced by its real record): the
+    // rollups counted them and the replacing version is read raw above, so they are taken back out, once each.
+    const snapshot = `$${params.push(plan.state.snapshot)}::pg_snapshot`;
+    const r = [
+      inRanges('u.at', [plan.rolled], params),
+      `(u.written_xid IS NULL OR pg_visible_in_snapshot(u.written_xid::text::xid8, ${snapshot}))`,
+      `NOT pg_visible_in_snapshot(x.replaced_xid::text::xid8, ${snapshot})`,
+      ...visibleTo('u', f, params),
+    ];
+    parts.push(`SELECT ${negated(dimCols('u'))} FROM usage_records_replaced x CROSS JOIN LATERAL jsonb_populate_record(NULL::usage_records, x.old) u ${weights} WHERE ${r.join(' AND ')}`);
   }
   return parts;
 }

@@ -3,7 +3,8 @@
  * tokens, cost, errors per group and per time bucket) for random data, including rows that arrive late into
  * rolled-up hours, a row of a transaction still open while the job runs, repeated and overlapping runs, the current
  * day read from its daily rows so far, the current hour read from its rollups so far (usage_rollups_open) with the records
- * written since read raw, the daily rows summed per team and model and over blocks of days; p50/p95
+ * written since read raw, a lost call's estimate replaced by its real record, the daily rows summed per team and
+ * model and over blocks of days; p50/p95
  * from the histograms stay within the stated bound of the raw percentiles; visibility holds. Without DATABASE_URL
  * the same runs on the embedded database (the same migrations).
  */
@@ -242,6 +243,49 @@ describe('usage rollups', () => {
     expect(again!.days).toBeGreaterThanOrEqual(1);
     expect((await readRollupState(db))?.daysUntil).toBe(Math.floor(NOW / HOUR) * HOUR);
     await expectSameAsRaw(superuser(NOW - 29 * DAY, NOW + 1));
+  }, 120_000);
+
+  it('count a lost call once when its real record replaces the estimate the rollups hold, before and after the next run', async () => {
+    // The leader's estimates of two calls lost with their node (proxy/metering close-lost-calls' shape): one in a
+    // rolled-up hour, one in the current hour; the job rolls both up.
+    const lost = [['00000000-0000-4000-8000-000000000001', NOW - 3 * HOUR], ['00000000-0000-4000-8000-000000000002', Math.floor(NOW / HOUR) * HOUR + 60_000]] as const;
+    for (const [id, at] of lost) {
+      await db.query(
+        `INSERT INTO usage_records (record_id, at, key_id, team_id, model, served_model, account_id, client_style, status, error_code,
+           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage_source, latency_ms, cost_usd, stream, expires_at)
+         VALUES ($1, $2, 'key_0_1', 'team_0', 'model_1', 'model_1', 'acc_1', 'chat', 200, 'node_lost', 5000, 800, 0, 0, 'estimated', 4000, 0.125, true, $2::timestamptz + interval '90 days')`,
+        [id, new Date(at)],
+      );
+    }
+    await rollUpUsage(db, NOW + 13 * 60_000);
+    const window = superuser(NOW - 29 * DAY, NOW + 20 * 60_000);
+    expect(planRead(window.from.getTime(), window.to.getTime(), await readRollupState(db), true).open).not.toBeNull();
+    const before = await readUsage(db, window, [], 'day', 1);
+    // The node's journal replayed: the real records replace the estimates (the usage writer's upsert), with another
+    // model, latency, cost and an error for one of them.
+    for (const [i, [id, at]] of lost.entries()) {
+      await db.query(
+        `INSERT INTO usage_records (record_id, at, key_id, team_id, model, served_model, account_id, client_style, status, error_code,
+           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usage_source, latency_ms, cost_usd, stream, expires_at)
+         VALUES ($1, $2, 'key_0_1', 'team_0', 'model_1', 'model_2', 'acc_1', 'chat', 200, $3, 7000, 1200, 10, 0, 'reported', 61000, 0.25, true, $2::timestamptz + interval '90 days')
+         ON CONFLICT (record_id, expires_at) DO UPDATE SET served_model = EXCLUDED.served_model, error_code = EXCLUDED.error_code,
+           input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, cache_read_tokens = EXCLUDED.cache_read_tokens,
+           usage_source = EXCLUDED.usage_source, latency_ms = EXCLUDED.latency_ms, cost_usd = EXCLUDED.cost_usd, written_xid = DEFAULT
+         WHERE usage_records.error_code = 'node_lost' AND usage_records.usage_source = 'estimated'`,
+        [id, new Date(at), i === 0 ? 'stream_error' : null],
+      );
+    }
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_records_replaced')).rows[0].n).toBe(2);
+    const after = await readUsage(db, window, [], 'day', 1);
+    expect(after.total.calls).toBe(before.total.calls);
+    expect(after.total.input_tokens).toBe(before.total.input_tokens + 2 * 2000);
+    await expectSameAsRaw(window);
+    await expectSameAsRaw({ ...member(NOW - 29 * DAY, NOW + 20 * 60_000), teamId: 'team_0' });
+    // The next run recomputes their hours and forgets the earlier versions.
+    await rollUpUsage(db, NOW + 14 * 60_000);
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_records_replaced')).rows[0].n).toBe(0);
+    await expectSameAsRaw(window);
+    await expectBlocksSumTheirDays();
   }, 120_000);
 
   // The embedded database has one connection: no transaction can be open beside the job's.
