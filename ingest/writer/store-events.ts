@@ -8,13 +8,15 @@
  *    hourly counts, and the issues locked (id order) and read;
  * 4. apply state changes (issue-transition.ts) and return the issues' updates, which the batch's last statement
  *    writes (finish-batch.ts, with the outcome counts and the inbox deletion);
- * 5. outbox rows (issue.new, issue.regressed, issue.spike) in this same transaction.
+ * 5. outbox rows (issue.new, issue.regressed, issue.spike) in this same transaction: returned for the batch's last
+ *    statement, which inserts them all (one round trip per batch, not one per notification).
  *
  * Every count is added (`count + n`) under row locks, so concurrent batches and nodes never lose one. A batch is
- * six round trips (BEGIN, issues, events, counts and locks, the last statement, COMMIT) and one per notification.
+ * six round trips (BEGIN, issues, events, counts and locks, the last statement, COMMIT), seven when a grouping-rule
+ * change may apply (adopt-legacy-issues.ts), whatever its notifications.
  */
 import type { Queryable } from '../../core/db/db.ts';
-import { emitEvent, type EventKind } from '../../core/outbox.ts';
+import type { EventKind } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { hourOf } from '../outcome-counter.ts';
 import {
@@ -53,6 +55,15 @@ export interface StoreResult {
   notifications: number;
   /** The issues' counts and state changes, for the batch's last statement (finish-batch.ts). */
   updates: IssueUpdate[];
+  /** The notifications' outbox rows, in order, for the batch's last statement (finish-batch.ts). */
+  outbox: OutboxRow[];
+}
+
+/** An outbox row (core/outbox.ts) the batch's last statement inserts. */
+export interface OutboxRow {
+  team_id: string;
+  kind: EventKind;
+  payload: Record<string, unknown>;
 }
 
 /** `rows`: the events rows as text (prepare-batch.ts), the same events as `events`. */
@@ -79,7 +90,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: E
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));
-  if (active.length === 0) return { stored: 0, repeated: events.length, notifications: 0, updates: [] };
+  if (active.length === 0) return { stored: 0, repeated: events.length, notifications: 0, updates: [], outbox: [] };
 
   const counts = await countAndLockIssues(q, { people: peopleRows(active), releases: releaseRows(active), hourly: hourlyRows(active), issueIds: active.map((g) => g.issueId) }, now);
   const { people, releaseIds, hourly } = counts;
@@ -109,6 +120,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: E
     if (spike) notifications.push({ kind: 'issue.spike', group: g, eventId: last.eventId, spike });
   }
 
+  const outbox: OutboxRow[] = [];
   for (const n of notifications) {
     const issue = locked.get(n.group.issueId) as LockedIssue;
     const update = updates.find((u) => u.id === n.group.issueId) as IssueUpdate;
@@ -117,10 +129,10 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: E
       id: issue.id, title: issue.title, culprit: issue.culprit, level: issue.level, state: update.state,
       count: issue.count + update.added, people: issue.people + update.people_added,
     };
-    await emitEvent(q, project.teamId, n.kind, issuePayload(snapshot, project, publicUrl, n.eventId, n.spike));
+    outbox.push({ team_id: project.teamId, kind: n.kind, payload: issuePayload(snapshot, project, publicUrl, n.eventId, n.spike) });
   }
   const stored = active.reduce((s, g) => s + g.fresh.length, 0);
-  return { stored, repeated: events.length - stored, notifications: notifications.length, updates };
+  return { stored, repeated: events.length - stored, notifications: notifications.length, updates, outbox };
 }
 
 function groupEvents(events: PreparedEvent[]): Group[] {

@@ -33,8 +33,8 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
       // pg takes the bytes as they are; the embedded database wants text.
       const rows = batch && (ctx.db.kind === 'postgres' ? batch.rows : { columns: batch.rows.columns.toString(), documents: batch.rows.documents.toString() });
       const now = new Date(ctx.clock.now());
-      const updates = rows && prepared.length > 0 ? (await storeEvents(q, prepared, rows, now, ctx.config.publicUrl)).updates : [];
-      await finishBatch(q, { updates, outcomes, inboxIds }, now);
+      const { updates, outbox } = rows && prepared.length > 0 ? await storeEvents(q, prepared, rows, now, ctx.config.publicUrl) : { updates: [], outbox: [] };
+      await finishBatch(q, { updates, outbox, outcomes, inboxIds }, now);
     });
     return rejected;
   };
