@@ -61,8 +61,14 @@ export type Reservation = RowReservation<QueuedEvent>;
 
 const OUTCOME_FLUSH_MS = 1_000;
 const NO_BYTES = Buffer.alloc(0);
-/** How long acknowledged events gather before they are processed (nobody waits for the processing). */
-const PROCESS_WAIT_MS = 20;
+/**
+ * How long acknowledged events gather before they are processed (nobody waits for the processing: the client has its
+ * 200 once the inbox row is committed). A batch has fixed costs (six round trips, a transaction) whatever its size, so
+ * a node serving few events should not pay them for one or two: at 100 events/s a node now makes batches of about ten
+ * instead of two (docs/deployment.md, "CPU per request with one, two and three proxy nodes"). Under load a batch
+ * leaves as soon as the one before it commits, so this wait only applies to a processor that was idle.
+ */
+const PROCESS_WAIT_MS = 100;
 const SWEEP_MS = 5_000;
 
 export class BatchWriter {
