@@ -4,13 +4,15 @@
  * (the figures should stay within about ±10 % of each other). A measurement, not a test (no figure is asserted):
  *
  *   node test/scale/rig/measure-node-scaling.ts [--seconds 15] [--rounds 2] [--calls-per-s 150] [--events-per-s 250]
- *     [--nodes 1,2,3] [--node-options '<NODE_OPTIONS for the svc nodes>']
+ *     [--nodes 1,2,3] [--warm-per-node 1500] [--node-options '<NODE_OPTIONS for the svc nodes>']
  *
  * Each round starts a fresh set of nodes per node count (order alternating between rounds) on the same database,
- * warms it up, then sends gateway calls alone and events alone at the fixed rate (open loop), and reads the CPU
- * time (user + system, all threads) of the proxy processes, Postgres (every process of the throwaway cluster) and
- * Redis from /proc before and after; events count until the inbox is empty again, so their processing is included.
- * Prints a Markdown table; docs/deployment.md keeps the figures.
+ * warms it up with the same number of calls and of events per node whatever their count (`--warm-per-node`; at a
+ * fixed total rate that takes longer with more nodes; until V8 has compiled the hot paths a call costs more, so an
+ * equal warm-up per node keeps that start-up cost out of the comparison), then sends gateway calls alone and events
+ * alone at the fixed rate (open loop), and reads the CPU time (user + system, all threads) of the proxy processes,
+ * Postgres (every process of the throwaway cluster) and Redis from /proc before and after; events count until the
+ * inbox is empty again, so their processing is included. Prints a Markdown table; docs/deployment.md keeps the figures.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -22,11 +24,12 @@ import { ADMIN_TOKEN, SECRET_KEY } from '../../support/test-server.ts';
 import { startThrowawayPostgres } from '../../support/throwaway-postgres.ts';
 import { startThrowawayRedis } from '../../support/throwaway-redis.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '15' }, rounds: { type: 'string', default: '2' }, 'calls-per-s': { type: 'string', default: '150' }, 'events-per-s': { type: 'string', default: '250' }, nodes: { type: 'string', default: '1,2,3' }, 'node-options': { type: 'string', default: '' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '15' }, rounds: { type: 'string', default: '2' }, 'calls-per-s': { type: 'string', default: '150' }, 'events-per-s': { type: 'string', default: '250' }, nodes: { type: 'string', default: '1,2,3' }, 'node-options': { type: 'string', default: '' }, 'warm-per-node': { type: 'string', default: '1500' } } });
 const NODES = values.nodes.split(',').map(Number);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const RATE = { gateway: Number(values['calls-per-s']), ingest: Number(values['events-per-s']) };
+const WARM_PER_NODE = Number(values['warm-per-node']);
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICK = 100;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -129,9 +132,9 @@ try {
             body: new Uint8Array(eventEnvelope({ event_id: id, message: `scale ${id.slice(0, 6)}`, level: 'error' }, { event_id: id })),
           }).then(async (r) => (await r.arrayBuffer(), r.status));
         };
-        // Warm-up: caches, connections, JIT, on every node.
-        await openLoop(RATE.gateway, 3, call);
-        await openLoop(RATE.ingest, 3, event);
+        // Warm-up: caches, connections, JIT, on every node (the same number of requests per node; at least 3 s).
+        await openLoop(RATE.gateway, Math.max(3, Math.ceil((WARM_PER_NODE * n) / RATE.gateway)), call);
+        await openLoop(RATE.ingest, Math.max(3, Math.ceil((WARM_PER_NODE * n) / RATE.ingest)), event);
         await pause(1000);
         const groups = {
           proxies: () => cluster.proxies.map((p) => p.proc.pid as number),
