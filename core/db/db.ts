@@ -24,6 +24,12 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'embedded';
+  /**
+   * PGlite only (tests without DATABASE_URL, reading an old PGlite data directory): it takes a Buffer parameter as
+   * bytea, so bytes meant as text go as a string. The pg driver (a server, and the embedded default's child
+   * Postgres) sends a Buffer as it is.
+   */
+  readonly textParams?: boolean;
   /** Runs fn inside BEGIN … COMMIT (ROLLBACK on throw). */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Holds a session-level advisory lock for the duration of fn (waits for it). */

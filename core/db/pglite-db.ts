@@ -28,6 +28,7 @@ export async function createPgliteDb(dir: string | 'memory'): Promise<Db> {
 
   return {
     kind: 'embedded',
+    textParams: true,
     async query<T>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
       const r = await pg.query<T>(sql, params as unknown[]);
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };

@@ -30,8 +30,8 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
     const prepared: PreparedEvent[] = (batch?.metas ?? []).map((m) => ({ ...m, project: unique[m.index].project }));
     if (prepared.length === 0 && outcomes.length === 0 && inboxIds.length === 0) return rejected;
     await ctx.db.tx(async (q) => {
-      // pg takes the bytes as they are; the embedded database wants text.
-      const rows = batch && (ctx.db.kind === 'postgres' ? batch.rows : { columns: batch.rows.columns.toString(), documents: batch.rows.documents.toString() });
+      // pg (a server or the embedded default's child Postgres) takes the bytes as they are; PGlite wants text.
+      const rows = batch && (ctx.db.textParams ? { columns: batch.rows.columns.toString(), documents: batch.rows.documents.toString() } : batch.rows);
       const now = new Date(ctx.clock.now());
       const { updates, outbox } = rows && prepared.length > 0 ? await storeEvents(q, prepared, rows, now, ctx.config.publicUrl) : { updates: [], outbox: [] };
       await finishBatch(q, { updates, outbox, outcomes, inboxIds }, now);
