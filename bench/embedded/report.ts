@@ -71,7 +71,7 @@ export function renderEmbeddedReport(r: { runs: EngineRun[]; machine: string; da
   }
   lines.push('', `The embedded default's Postgres runs with ${EMBEDDED_POSTGRES_SETTINGS.map((s) => `\`${s}\``).join(', ')}, fsync on, ` +
     `no data checksums, a Unix socket in its data directory only, svc's pool of ${EMBEDDED_POOL_SIZE} connections; its first start includes initdb and the migrations. ` +
-    'svc serves with its embedded memory settings (launch/embedded-memory.js: an 8 MB young generation, malloc returning blocks of 64 KB and more).');
+    'svc serves with its embedded memory settings (launch/embedded-memory.js: an 8 MB young generation, the old generation collected once grown by half, malloc returning blocks of 64 KB and more).');
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
 /**
  * A node serving on the embedded default replaces itself once with its memory settings (launch/embedded-memory.js):
- * same pid, the same arguments, V8's 8 MB young generation and glibc's malloc thresholds; a node on a Postgres
+ * same pid, the same arguments, V8's 8 MB young generation, its old generation's growing factor and glibc's malloc
+ * thresholds; a node on a Postgres
  * server, another command, or settings the operator chose are left as they are.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,10 +26,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Ran { pid: number; execArgv: string[]; args: string[]; mmap: string | null; trim: string | null }
 
-function run(args: string[], env: Record<string, string> = {}): { starts: number[]; ran: Ran } {
+function run(args: string[], env: Record<string, string> = {}, nodeFlags: string[] = []): { starts: number[]; ran: Ran } {
   const base = { ...process.env };
   for (const k of ['DATABASE_URL', 'NODE_OPTIONS', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']) delete base[k];
-  const r = spawnSync(process.execPath, [script, ...args], { env: { ...base, ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...nodeFlags, script, ...args], { env: { ...base, ...env }, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   const lines = r.stdout.trim().split('\n');
   return {
@@ -42,7 +43,7 @@ describe.skipIf(process.platform !== 'linux')('embedded memory settings', () => 
     const { starts, ran } = run(['serve', '--role', 'all']);
     expect(starts).toHaveLength(2);
     expect(new Set([...starts, ran.pid]).size).toBe(1);
-    expect(ran.execArgv).toContain('--max-semi-space-size=8');
+    expect(ran.execArgv).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50']);
     expect(ran.args).toEqual(['serve', '--role', 'all']);
     expect([ran.mmap, ran.trim]).toEqual(['65536', '1048576']);
   });
@@ -62,16 +63,22 @@ describe.skipIf(process.platform !== 'linux')('embedded memory settings', () => 
 
   it("the operator's own choices win and nothing is replaced when they cover everything", () => {
     const own = { NODE_OPTIONS: '--max-semi-space-size=16', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '4194304' };
-    const { starts, ran } = run(['serve'], own);
+    const { starts, ran } = run(['serve'], own, ['--heap_growing_percent=100']);
     expect(starts).toHaveLength(1);
-    expect(ran.execArgv).toEqual([]);
+    expect(ran.execArgv).toEqual(['--heap_growing_percent=100']);
     expect([ran.mmap, ran.trim]).toEqual(['131072', '4194304']);
   });
 
   it('a partly chosen set is completed without overriding what was chosen', () => {
     const { starts, ran } = run(['serve'], { MALLOC_MMAP_THRESHOLD_: '131072' });
     expect(starts).toHaveLength(2);
-    expect(ran.execArgv).toContain('--max-semi-space-size=8');
+    expect(ran.execArgv).toEqual(['--max-semi-space-size=8', '--heap-growing-percent=50']);
     expect([ran.mmap, ran.trim]).toEqual(['131072', '1048576']);
+    const young = run(['serve'], { NODE_OPTIONS: '--max-semi-space-size=16' });
+    expect(young.starts).toHaveLength(2);
+    expect(young.ran.execArgv).toEqual(['--heap-growing-percent=50']);
+    const old = run(['serve'], {}, ['--heap-growing-percent=100']);
+    expect(old.starts).toHaveLength(2);
+    expect(old.ran.execArgv).toEqual(['--heap-growing-percent=100', '--max-semi-space-size=8']);
   });
 });
