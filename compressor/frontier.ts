@@ -31,6 +31,11 @@ export interface Frontier {
   lossy: boolean;
   /** The frontier of each step, in order (the last is `index`): where the chain of summary spans ends. */
   steps: readonly number[];
+  /** Requests sent so far, this one included (one per turn of the model, and this one; 1 without `gains`). */
+  requests: number;
+  /** The requests sent when the last step was taken (0 before the first), and the conversation's estimated tokens then. */
+  stepRequests: number;
+  stepTokens: number;
 }
 
 /** What compressing each turn would remove (characters), for the turns a step may reach. */
@@ -85,7 +90,64 @@ export function stepPays(f: StepFacts): boolean {
   return CACHE_READ * f.saved * REQUESTS_TO_COME * f.requests >= cost || f.banked >= cost;
 }
 
-const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false, steps: Object.freeze([]) });
+/**
+ * A summary call that may be made after this request's answer, for the span the next step will replace (estimated
+ * tokens; prices relative to a fresh input token of the conversation's model).
+ */
+export interface SummaryFacts {
+  /** The conversation's frontier after this request (its requests, and the size and requests at its last step). */
+  frontier: Pick<Frontier, 'level' | 'requests' | 'stepRequests' | 'stepTokens'>;
+  /** The conversation's tokens now, and the growth factor of a step (CompressOptions.growth). */
+  tokens: number;
+  growth: number;
+  /** Tokens of the turns the summary replaces. */
+  spanTokens: number;
+  /** Tokens of the earlier summaries the call gets as context. */
+  contextTokens: number;
+  /** Tokens the summary is expected to have at most. */
+  summaryTokens: number;
+  /** The summary model's input and output prices. */
+  input: number;
+  output: number;
+}
+
+/** What the summary call costs, paid fresh (no cache): the span and the earlier summaries in, the summary out. */
+export function summaryCost(f: Pick<SummaryFacts, 'spanTokens' | 'contextTokens' | 'summaryTokens' | 'input' | 'output'>): number {
+  return (f.spanTokens + f.contextTokens) * f.input + f.summaryTokens * f.output;
+}
+
+/**
+ * The requests until the next step, at the pace the conversation has grown since the last one (0 when it is due;
+ * undefined when no request came since the last step, or it did not grow: no pace yet).
+ */
+export function requestsToNextStep(f: Pick<SummaryFacts, 'frontier' | 'tokens' | 'growth'>): number | undefined {
+  const { requests, stepRequests, stepTokens, level } = f.frontier;
+  if (level < 0) return undefined;
+  const left = stepTokens * f.growth - f.tokens;
+  if (left <= 0) return 0;
+  const since = requests - stepRequests;
+  const pace = since > 0 ? (f.tokens - stepTokens) / since : 0;
+  return pace > 0 ? left / pace : undefined;
+}
+
+/**
+ * A summary is made only when it pays for its own call (docs/compression.md "Summaries of old turns"). It is used
+ * from the next step on, so its call is lost if the conversation ends first; and it saves nothing until then. It is
+ * made when both hold:
+ * - the next step is near: at the pace since the last step, it comes within a third of the requests so far, so that
+ *   the conversation lasts until then three times in four at least (the chance to last k × N more requests is
+ *   1 / (k + 1), as for REQUESTS_TO_COME);
+ * - what it removes, read from the cache by the requests to come after that step (REQUESTS_TO_COME × the requests
+ *   so far, less those until the step), pays for its call.
+ */
+export function summaryPays(f: SummaryFacts): boolean {
+  const saved = f.spanTokens - f.summaryTokens;
+  const until = requestsToNextStep(f);
+  if (saved <= 0 || until === undefined || until * REQUESTS_TO_COME > f.frontier.requests) return false;
+  return CACHE_READ * saved * (REQUESTS_TO_COME * f.frontier.requests - until) >= summaryCost(f);
+}
+
+const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false, steps: Object.freeze([]), requests: 1, stepRequests: 0, stepTokens: 0 });
 
 /**
  * The frontier for a conversation whose turns have these sizes (characters), and what compressing them would remove.
@@ -98,6 +160,7 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
   let previous = 0;
   let level = -1;
   let stepTokens = 0;
+  let stepRequests = 0;
   let lossy = false;
   let requests = 1;
   let saved = 0;
@@ -130,9 +193,10 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
     steps.push(index);
     level++;
     stepTokens = total;
+    stepRequests = requests;
     lossy = nowLossy;
   }
-  return level < 0 ? NONE : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens, steps };
+  return level < 0 ? { ...NONE, requests } : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens, steps, requests, stepRequests, stepTokens };
 }
 
 /**

@@ -4,7 +4,8 @@ import { toolPairIds } from '../bench/compression/check-session.ts';
 import type { Turn } from '../translators/model.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from './compress-options.ts';
 import { compressConversation } from './compress-conversation.ts';
-import { nextSpan, spanHash, summaryMarker, summarySpans } from './summary-span.ts';
+import { requestsToNextStep } from './frontier.ts';
+import { nextSpan, spanHash, summaryMarker, summarySpans, summaryToMake } from './summary-span.ts';
 
 const { conversation } = generateSession({ ...DEFAULT_SESSION, seed: 3, rounds: 80 });
 const opts = DEFAULT_COMPRESS_OPTIONS;
@@ -79,5 +80,35 @@ describe('summaries of old turns', () => {
     const none = compressConversation(withTurns(n), opts, { lookup: () => undefined, minTokens: 0 });
     expect(none.conversation).toEqual(plain.conversation);
     expect(none.summary?.used).toBe(false);
+  });
+
+  it('asks for the next span only when its call pays: not right after a step, nor with a dear summary model', () => {
+    const cheap = { input: 0.05, output: 0.2, summaryTokens: 2_048 };
+    const dear = { input: 100, output: 500, summaryTokens: 2_048 };
+    const none = () => undefined;
+    let made = 0;
+    let atStep = 0;
+    for (let n = 3; n <= conversation.turns.length; n += 2) {
+      const turns = conversation.turns.slice(0, n);
+      const r = compressConversation(withTurns(n), opts);
+      const ask = (prices: typeof cheap) => summaryToMake(turns, r.frontier, r.beforeTokens, opts.growth, { lookup: none, minTokens: 8_000 }, prices);
+      const next = ask(cheap);
+      if (r.frontier.level >= 0 && r.frontier.requests === r.frontier.stepRequests) {
+        // The request that took the step: no pace towards the next one yet.
+        atStep++;
+        expect(next).toBeUndefined();
+      }
+      if (next === undefined) continue;
+      made++;
+      // The span the gateway asks for is the chain's next link; its step is near.
+      const chain = summarySpans(turns, r.frontier.steps.slice(0, -1), 8_000, none);
+      expect(next.span).toEqual(nextSpan(turns, chain, r.frontier.steps.at(-1)!, 8_000));
+      expect(next.earlier).toEqual([]);
+      expect(requestsToNextStep({ frontier: r.frontier, tokens: r.beforeTokens, growth: opts.growth })! * 3).toBeLessThanOrEqual(r.frontier.requests);
+      // A summary model this dear does not pay for the same span.
+      expect(ask(dear)).toBeUndefined();
+    }
+    expect(atStep).toBeGreaterThan(0);
+    expect(made).toBeGreaterThan(0);
   });
 });

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Turn } from '../translators/model.ts';
 import { tokensOfChars } from './compress-options.ts';
+import { summaryPays, type Frontier } from './frontier.ts';
 import { turnChars } from './turn-size.ts';
 
 export interface SummarySpan {
@@ -93,6 +94,40 @@ export function nextSpan(turns: readonly Turn[], chain: readonly ChainSpan[], li
   for (let i = start; i < end; i++) chars += turnChars(turns[i]);
   const tokens = tokensOfChars(chars);
   return tokens < minTokens ? undefined : { start, end, hash: spanHash(turns.slice(start, end)), tokens };
+}
+
+/** The summary model's prices relative to a fresh input token of the conversation's model, and the summary's size. */
+export interface SummaryCallPrices {
+  input: number;
+  output: number;
+  /** Tokens a summary may have (what the call allows): the call's output, and what stays of the span. */
+  summaryTokens: number;
+}
+
+/** A summary to make after an answer: its span, and the earlier summaries (oldest first) its call gets as context. */
+export interface SummaryToMake {
+  span: SummarySpan;
+  earlier: string[];
+}
+
+/**
+ * After an answer, what the gateway asks to summarise (and what the bench's replay models): the span the next step
+ * will replace (nextSpan, after the chain as this request used it), when it pays for its call (frontier.ts
+ * `summaryPays`); else undefined. `frontier` and `tokens` are the request's (CompressResult.frontier, beforeTokens),
+ * `growth` the options' step factor.
+ */
+export function summaryToMake(
+  turns: readonly Turn[], frontier: Frontier, tokens: number, growth: number, opts: SummaryOptions, prices: SummaryCallPrices,
+): SummaryToMake | undefined {
+  const steps = frontier.steps;
+  if (steps.length === 0) return undefined;
+  const chain = summarySpans(turns, steps.slice(0, -1), opts.minTokens, opts.lookup);
+  const span = nextSpan(turns, chain, steps[steps.length - 1], opts.minTokens);
+  if (span === undefined) return undefined;
+  const earlier = chain.flatMap((s) => (s.text !== undefined && s.end <= span.start ? [s.text] : []));
+  const contextTokens = tokensOfChars(earlier.reduce((n, t) => n + t.length, 0));
+  const pays = summaryPays({ frontier, tokens, growth, spanTokens: span.tokens, contextTokens, ...prices });
+  return pays ? { span, earlier } : undefined;
 }
 
 /** The last span of the chain when it ends at the last of `limits` (the span of that step), else undefined. */

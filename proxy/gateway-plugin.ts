@@ -42,7 +42,7 @@ export function gatewayPlugin(gw: Gateway) {
     await compression.settings.loaded();
     app.addHook('onClose', () => compression.records.drain());
     // Summaries of oldest turns are calls of this gateway (as the key named in the settings).
-    compression.summaries.useMaker((keyId, model, input) => makeSummary(gw, keyId, model, input));
+    compression.summaries.useMaker((keyId, model, input) => makeSummary(gw, keyId, model, input), () => gw.prices());
     app.addHook('onClose', () => compression.summaries.close());
     const panelOrigin = gw.ctx.config.panelOrigin;
     await app.register(scope(v1StyleOf, v1Routes(gw), panelOrigin), { prefix: '/v1' });

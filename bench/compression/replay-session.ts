@@ -8,7 +8,9 @@ import type { Conversation, Turn } from '../../translators/model.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { tokensOfChars, type CompressOptions } from '../../compressor/compress-options.ts';
 import { turnChars } from '../../compressor/turn-size.ts';
-import { nextSpan, summarySpans } from '../../compressor/summary-span.ts';
+import { summaryToMake } from '../../compressor/summary-span.ts';
+import { summaryCost, type Frontier } from '../../compressor/frontier.ts';
+import { SUMMARY_MAX_TOKENS } from '../../proxy/compression/summary-prompt.ts';
 
 /** Prices relative to a fresh input token. */
 export interface CachePrices {
@@ -41,10 +43,10 @@ export interface ReplayTotals {
 
 /**
  * Summaries of the oldest turns as the gateway makes them (docs/compression.md "Summaries"): after each request the
- * span the next step replaces is summarised once, ready by that step. A summary call is paid fresh (no cache): its
- * input counted as the span's tokens (the transcript the gateway sends is at most that) plus the earlier summaries
- * it gets as context, its output as `outputTokens`, at the summary model's prices relative to the main model's input
- * price.
+ * span the next step replaces is summarised once, when the gateway's rule says its call pays (summaryToMake, with the
+ * gateway's bound on a summary's size), ready by that step. A summary call is paid fresh (no cache): its input
+ * counted as the span's tokens (the transcript the gateway sends is at most that) plus the earlier summaries it gets
+ * as context, its output as `outputTokens`, at the summary model's prices relative to the main model's input price.
  */
 export interface SummaryModel {
   minTokens: number;
@@ -62,7 +64,8 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
   const totals: ReplayTotals = { requests: 0, lastTokens: 0, inputTokens: 0, cost: prices.map(() => 0), cacheBreaks: 0, msPer100k: [], summaryCalls: 0, summaryCost: 0 };
   const made = new Map<string, string>();
   const summaries = summary && { lookup: (hash: string) => made.get(hash), minTokens: summary.minTokens };
-  let steps: readonly number[] = [];
+  let frontier: Frontier | undefined;
+  let beforeTokens = 0;
   let prev: Turn[] = [];
   for (let n = 1; n <= conv.turns.length; n++) {
     // A request goes up when the model is to speak next: after the user's turns or the tools' results, whichever
@@ -74,7 +77,8 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
       const r = compressConversation({ ...conv, turns }, options, summaries);
       totals.msPer100k.push(((performance.now() - t0) * 100_000) / Math.max(1, r.beforeTokens));
       turns = r.conversation.turns;
-      steps = r.frontier.steps;
+      frontier = r.frontier;
+      beforeTokens = r.beforeTokens;
     }
     const sizes = turns.map((t) => tokensOfChars(turnChars(t)));
     const size = fixed + sizes.reduce((a, b) => a + b, 0);
@@ -87,23 +91,24 @@ export function replaySession(conv: Conversation, options: CompressOptions | und
     totals.lastTokens = size;
     totals.requests++;
     prev = turns;
-    if (summary && options && steps.length > 0) summarise(conv.turns.slice(0, n), steps, summary, made, totals);
+    if (summary && options && frontier) summarise(conv.turns.slice(0, n), frontier, beforeTokens, options.growth, summary, made, totals);
   }
   return totals;
 }
 
 /**
- * After the answer: the span the next step replaces (the chain's next link), summarised once (a placeholder of the
- * summary's size), with the summaries before it in the summary call's input.
+ * After the answer: the span the next step replaces (the chain's next link), summarised once when its call pays (a
+ * placeholder of the summary's size), with the summaries before it in the summary call's input.
  */
-function summarise(turns: Turn[], steps: readonly number[], summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
-  const chain = summarySpans(turns, steps.slice(0, -1), summary.minTokens, (hash) => made.get(hash));
-  const span = nextSpan(turns, chain, steps[steps.length - 1], summary.minTokens);
-  if (span === undefined || made.has(span.hash)) return;
-  made.set(span.hash, 'summary '.repeat(Math.ceil(summary.outputTokens / 2)));
+function summarise(turns: Turn[], frontier: Frontier, tokens: number, growth: number, summary: SummaryModel, made: Map<string, string>, totals: ReplayTotals): void {
+  const lookup = (hash: string) => made.get(hash);
+  const prices = { input: summary.input, output: summary.output, summaryTokens: SUMMARY_MAX_TOKENS };
+  const next = summaryToMake(turns, frontier, tokens, growth, { lookup, minTokens: summary.minTokens }, prices);
+  if (next === undefined || made.has(next.span.hash)) return;
+  made.set(next.span.hash, 'summary '.repeat(Math.ceil(summary.outputTokens / 2)));
   // Its input: the span, and the summaries before it as context.
-  const context = chain.filter((s) => s.text !== undefined && s.end <= span.start).length * summary.outputTokens;
-  const cost = (span.tokens + context) * summary.input + summary.outputTokens * summary.output;
+  const context = tokensOfChars(next.earlier.reduce((n, t) => n + t.length, 0));
+  const cost = summaryCost({ spanTokens: next.span.tokens, contextTokens: context, summaryTokens: summary.outputTokens, input: summary.input, output: summary.output });
   totals.summaryCalls++;
   totals.summaryCost += cost;
   totals.cost = totals.cost.map((c) => c + cost);

@@ -11,19 +11,23 @@
  *
  * Summaries (settings `summary`, summary-store.ts): in `on`, from the second growth step on, the compressor replaces
  * each span of old turns (a chain, compressor/summary-span.ts) by its summary when one is ready for exactly those
- * turns; after the answer the span the next step will use is queued for summarising. A summary that failed (the model's error, the key over its limit) leaves those
- * turns to the other steps, and the answer says so in `X-Svc-Warning`.
+ * turns; after the answer the span the next step will use is queued for summarising when its call pays
+ * (compressor/frontier.ts `summaryPays`, at the summary model's prices relative to the call's model: summary-prices.ts).
+ * A summary that failed (the model's error, the key over its limit) leaves those turns to the other steps, and the
+ * answer says so in `X-Svc-Warning`.
  */
 import type { Conversation, StyleName } from '../../translators/model.ts';
 import { compressConversation, type CompressResult } from '../../compressor/compress-conversation.ts';
 import type { CompressOptions } from '../../compressor/compress-options.ts';
-import { nextSpan, summarySpans, type SummaryOptions } from '../../compressor/summary-span.ts';
+import { summaryToMake, type SummaryOptions } from '../../compressor/summary-span.ts';
+import type { PriceOverride } from '../../core/ai/price-of.ts';
 import { DEFAULT_SUMMARY_MIN_TOKENS, type SummarySettings } from '../../core/ai/compression-settings.ts';
 import type { GatewayCall } from '../pipeline/gateway-call.ts';
 import { sessionKeyOf } from '../rotation/session-key.ts';
 import type { CallCompression } from './compression-service.ts';
 import { headerMode, planCompression } from './compression-plan.ts';
 import { newRecordId } from './compression-records.ts';
+import { summaryCallPrices } from './summary-prices.ts';
 
 export interface AttemptCompression {
   /** The conversation to encode instead of the client's request; undefined = prepare the request as usual. */
@@ -124,19 +128,28 @@ export class CallCompressor {
     return [`Turns ${span.start + 1} to ${span.end} were not summarised (${failure}); the other compression steps still apply to them.`];
   }
 
-  /** After the answer: the span the next growth step will replace, queued for summarising (off the request path). */
+  /**
+   * After the answer: the span the next growth step will replace, queued for summarising (off the request path) when
+   * its call pays at the prices of the summary model and of this call's model.
+   */
   #queueNextSummary(p: Pending, r: CompressResult): void {
     const opts = this.#summaryOptions(p.summary);
-    if (opts === undefined || p.summary === undefined || r.frontier.level < 0 || !this.#handle.answeredOk) return;
-    const turns = this.#conversation().turns;
-    // The chain as this request used it (its spans were looked up while compressing), then the next link.
-    const steps = r.frontier.steps;
-    const chain = summarySpans(turns, steps.slice(0, -1), opts.minTokens, opts.lookup);
-    const span = nextSpan(turns, chain, steps[steps.length - 1], opts.minTokens);
-    if (span === undefined) return;
-    const earlier = chain.flatMap((s) => (s.text !== undefined && s.end <= span.start ? [s.text] : []));
-    const input = { turns: turns.slice(span.start, span.end), start: span.start, earlier };
-    this.#handle.summaries.request({ span, input, model: p.summary.model, keyId: p.summary.key_id });
+    const summary = p.summary;
+    if (opts === undefined || summary === undefined || r.frontier.level < 0 || !this.#handle.answeredOk) return;
+    const store = this.#handle.summaries;
+    const queue = (overrides: readonly PriceOverride[]) => {
+      const turns = this.#conversation().turns;
+      const prices = summaryCallPrices(summary.model, p.model, overrides);
+      const next = summaryToMake(turns, r.frontier, r.beforeTokens, p.options.growth, opts, prices);
+      if (next === undefined) return;
+      const input = { turns: turns.slice(next.span.start, next.span.end), start: next.span.start, earlier: next.earlier };
+      store.request({ span: next.span, input, model: summary.model, keyId: summary.key_id });
+    };
+    const overrides = store.priceOverrides();
+    if (!(overrides instanceof Promise)) return queue(overrides);
+    // The price table is being read (the first call of a node, or after a price change): decide once it is there,
+    // with the list prices alone if it cannot be read. A summary not queued is only a saving not made.
+    void overrides.then(queue, () => queue([])).catch(() => undefined);
   }
 
   /**

@@ -11,9 +11,12 @@
  */
 import type { AppContext } from '../../core/context.ts';
 import type { SummarySpan } from '../../compressor/summary-span.ts';
+import type { PriceOverride } from '../../core/ai/price-of.ts';
 import type { SummaryInput } from './summary-prompt.ts';
 
 export type SummaryMaker = (keyId: string, model: string, input: SummaryInput) => Promise<string>;
+/** The instance's price overrides (the gateway's cached table), to judge whether a summary pays. */
+export type PriceSource = () => readonly PriceOverride[] | Promise<readonly PriceOverride[]>;
 
 export interface SummaryJob {
   span: SummarySpan;
@@ -41,6 +44,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 export class SummaryStore {
   #ctx: AppContext;
   #make: SummaryMaker | undefined;
+  #prices: PriceSource = () => [];
   #known = new Map<string, Known>();
   /** The first answer of lookup() per span: the summary text, or null for none. */
   #decided = new Map<string, string | null>();
@@ -53,9 +57,15 @@ export class SummaryStore {
     this.#ctx = ctx;
   }
 
-  /** How summaries are made (the gateway's pipeline); until then no summary is requested. */
-  useMaker(make: SummaryMaker): void {
+  /** How summaries are made (the gateway's pipeline) and priced; until then no summary is requested. */
+  useMaker(make: SummaryMaker, prices?: PriceSource): void {
     this.#make = make;
+    if (prices) this.#prices = prices;
+  }
+
+  /** The price overrides the summary rule reads (list prices apply besides; none until the gateway gives them). */
+  priceOverrides(): readonly PriceOverride[] | Promise<readonly PriceOverride[]> {
+    return this.#prices();
   }
 
   get enabled(): boolean {

@@ -106,7 +106,8 @@ describe('summaries of the oldest turns', () => {
     const before = JSON.stringify(next.sent.messages.slice(0, -4));
     expect(JSON.stringify(again.sent.messages).startsWith(before.slice(0, -1))).toBe(true);
     await summariesSettled();
-    // One summary for the span used at this step, one for the span of the next step (made after n + 2, not again).
+    // One summary for the span used at this step, one for the span of the next step: made after n + 4, not after
+    // n + 2, the request that took the step (no pace towards the next step yet: compressor/frontier.ts summaryPays).
     expect(g.chat.calls).toHaveLength(2);
     // The second span starts where the first ended, and its call gets the first summary as context.
     const asked = (g.chat.calls[1].body as { messages: { content: string }[] }).messages[1].content;
