@@ -6,7 +6,8 @@
  * 10th percentile of per-session cost savings; over all sessions: the sessions dearer than uncompressed, cache
  * breaks, kept spans and tool pairs, and the compressor's time per 100 k tokens. Two seed sets: the one the
  * defaults were chosen on (1000…) and a held-out one (2000…). `--sessions N` (default 24 per set). A second table
- * adds summaries of the oldest turns, their own calls counted as cost (SUMMARY).
+ * adds summaries of the oldest turns, each made when the gateway's rule says its call pays, their own calls counted
+ * as cost (SUMMARY).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -136,7 +137,7 @@ export const suite: BenchSuite = {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
       const body = ['## Conversation compression', '',
         'Generated coding-agent sessions replayed turn by turn through the compressor at its default thresholds, each request priced with the provider\'s prompt cache (cache breaks paid in full); `npm run bench -- compression --write`. Method and discussion: [compression.md](compression.md).', '', machine, '',
-        ...plain, '', 'With summaries of old turns by a small model (0.05× input, 0.2× output of the main model\'s input price, 1000-token summaries, each span summarised once with the earlier summaries as context), their calls counted as cost:', '', ...summarised,
+        ...plain, '', 'With summaries of old turns by a small model (0.05× input, 0.2× output of the main model\'s input price, 1000-token summaries, each span summarised once, when its call pays by the gateway\'s rule, with the earlier summaries as context), their calls counted as cost:', '', ...summarised,
         '', 'Recorded sessions of the real agents (test/fixtures/agent-sessions), reported apart:', '', ...recorded];
       writePerformanceSection(root, 'compression', body.join('\n'));
     }
