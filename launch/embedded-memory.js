@@ -9,8 +9,8 @@
  * - V8's old generation collected once it has grown by half over what the last full collection kept
  *   (--heap-growing-percent=50; V8 otherwise lets it grow by a factor of up to 4 when memory is plentiful). Not a
  *   cap: the heap still grows as far as the live data needs, so no out-of-memory crash comes from it. Under the
- *   embedded bench's ingest load svc held about 140-160 MB instead of 180-200 (request and batch buffers promoted to
- *   the old generation were freed sooner), for about 10 % more CPU per event; 20 % kept 115-140 MB but cost 30-50 %.
+ *   embedded bench's ingest load svc held about 140-160 MB instead of 180-240 (request and batch buffers promoted to
+ *   the old generation were freed sooner), for 10-25 % more CPU per event; 20 % kept 115-140 MB but cost 40-80 %.
  * - glibc's malloc returns freed blocks of 64 KB and more to the system (MALLOC_MMAP_THRESHOLD_,
  *   MALLOC_TRIM_THRESHOLD_). Without them its adaptive threshold keeps request and batch buffers in a heap that
  *   never shrinks: 89 MB against 27 MB after 10 s of the embedded bench's load.
