@@ -92,21 +92,15 @@ export function usageSource(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
 export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter, params: unknown[], opts: SourceOptions = {}): string[] {
   const { rawOnly = false, rollupsOnly = false, hours = 'hour', blocks = false } = opts;
   const parts: string[] = [];
-  const rawCols = (d: string) => `${d}1::bigint AS calls, (u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
-    u.input_tokens::bigint AS input_tokens, u.output_tokens::bigint AS output_tokens, u.cache_read_tokens::bigint AS cache_read_tokens,
-    u.cache_write_tokens::bigint AS cache_write_tokens, u.cost_usd::numeric AS cost_usd,
-    w.weight AS hist, u.latency_ms, 0::bigint AS rolled_calls,
-    (u.compression_mode = 'on')::int::bigint AS compressed_calls,
-    CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END::bigint AS compression_tokens_before,
-    CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END::bigint AS compression_tokens_after`;
-  // A record's figures taken back out (no latency: the exact percentiles read the records as they are now).
-  const negated = (d: string) => `${d}-1::bigint AS calls, -(u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
-    -u.input_tokens::bigint AS input_tokens, -u.output_tokens::bigint AS output_tokens, -u.cache_read_tokens::bigint AS cache_read_tokens,
-    -u.cache_write_tokens::bigint AS cache_write_tokens, -u.cost_usd::numeric AS cost_usd,
-    -w.weight AS hist, NULL::int AS latency_ms, -1::bigint AS rolled_calls,
-    -(u.compression_mode = 'on')::int::bigint AS compressed_calls,
-    -(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END)::bigint AS compression_tokens_before,
-    -(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END)::bigint AS compression_tokens_after`;
+  // A record's figures, or (sign '-') its figures taken back out, without its latency (the exact percentiles read
+  // the records as they are now) and as one rolled-up call less.
+  const recordCols = (d: string, sign: '' | '-' = '') => `${d}${sign}1::bigint AS calls, ${sign}(u.status >= 400 OR u.error_code IS NOT NULL)::int::bigint AS errors,
+    ${sign}u.input_tokens::bigint AS input_tokens, ${sign}u.output_tokens::bigint AS output_tokens, ${sign}u.cache_read_tokens::bigint AS cache_read_tokens,
+    ${sign}u.cache_write_tokens::bigint AS cache_write_tokens, ${sign}u.cost_usd::numeric AS cost_usd,
+    ${sign}w.weight AS hist, ${sign ? 'NULL::int' : 'u.latency_ms'} AS latency_ms, ${sign ? '-1' : '0'}::bigint AS rolled_calls,
+    ${sign}(u.compression_mode = 'on')::int::bigint AS compressed_calls,
+    ${sign}(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_before ELSE 0 END)::bigint AS compression_tokens_before,
+    ${sign}(CASE WHEN u.compression_mode = 'on' THEN u.compression_tokens_after ELSE 0 END)::bigint AS compression_tokens_after`;
   const dimCols = (side: 'r' | 'u') => dims.map((d, i) => `${d[side]} AS d${i}, `).join('');
   // Each record's histogram weight by a hash join on its latency bucket, not an index lookup per record.
   const weights = `LEFT JOIN usage_latency_weights w ON w.bucket = ${latencyBucketSql('u.latency_ms')}`;
@@ -139,7 +133,7 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
   if (rollupsOnly) return parts;
   if (plan.raw.length > 0) {
     const w = [inRanges('u.at', plan.raw, params), ...visibleTo('u', f, params)];
-    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM usage_records u ${weights} WHERE ${w.join(' AND ')}`);
+    parts.push(`SELECT ${recordCols(dimCols('u'))} FROM usage_records u ${weights} WHERE ${w.join(' AND ')}`);
   }
   if (plan.rolled && plan.state) {
     // Rows in rolled-up hours (and from rolled_until on, where the open rows are read) that the last run's snapshot
@@ -152,7 +146,7 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
       `NOT pg_visible_in_snapshot(u.written_xid::text::xid8, $${params.push(plan.state.snapshot)}::pg_snapshot)`,
     ];
     const visible = visibleTo('u', f, params);
-    parts.push(`SELECT ${rawCols(dimCols('u'))} FROM (SELECT * FROM usage_records u WHERE ${w.join(' AND ')} OFFSET 0) u ${weights}${visible.length > 0 ? ` WHERE ${visible.join(' AND ')}` : ''}`);
+    parts.push(`SELECT ${recordCols(dimCols('u'))} FROM (SELECT * FROM usage_records u WHERE ${w.join(' AND ')} OFFSET 0) u ${weights}${visible.length > 0 ? ` WHERE ${visible.join(' AND ')}` : ''}`);
     // Earlier versions of records replaced since that run (a lost call's estimate replaced by its real record): the
     // rollups counted them and the replacing version is read raw above, so they are taken back out, once each.
     const snapshot = `$${params.push(plan.state.snapshot)}::pg_snapshot`;
@@ -162,7 +156,7 @@ export function sourceParts(plan: ReadPlan, dims: readonly Dim[], f: UsageFilter
       `NOT pg_visible_in_snapshot(x.replaced_xid::text::xid8, ${snapshot})`,
       ...visibleTo('u', f, params),
     ];
-    parts.push(`SELECT ${negated(dimCols('u'))} FROM usage_records_replaced x CROSS JOIN LATERAL jsonb_populate_record(NULL::usage_records, x.old) u ${weights} WHERE ${r.join(' AND ')}`);
+    parts.push(`SELECT ${recordCols(dimCols('u'), '-')} FROM usage_records_replaced x CROSS JOIN LATERAL jsonb_populate_record(NULL::usage_records, x.old) u ${weights} WHERE ${r.join(' AND ')}`);
   }
   return parts;
 }
