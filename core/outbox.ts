@@ -26,6 +26,24 @@ export async function emitEvent(q: Queryable, teamId: string, kind: EventKind, p
   return r.rows[0].id;
 }
 
+/** An event as a row of a batch (emitEventsSql). */
+export interface OutboxRow {
+  team_id: string;
+  kind: EventKind;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The same as emitEvent for many events in one statement, to run inside the causing transaction (for a writer that
+ * ends its batch with one multi-part statement): `rows` is the placeholder of OutboxRow[] as JSON; ids follow the order.
+ */
+export function emitEventsSql(rows: string): string {
+  return `INSERT INTO outbox (team_id, kind, payload)
+     SELECT x.team_id, x.kind, x.payload
+     FROM ROWS FROM (jsonb_to_recordset(${rows}::jsonb) AS (team_id text, kind text, payload jsonb)) WITH ORDINALITY AS x(team_id, kind, payload, n)
+     ORDER BY x.n`;
+}
+
 /** Pub/sub channel on which emitters announce committed rows, so the dispatcher wakes before its next poll. */
 export const OUTBOX_CHANNEL = 'outbox.new';
 

@@ -6,9 +6,9 @@
  * the commit only. Counters are only ever incremented (`count = count + n`), so no concurrent batch's count is lost.
  */
 import type { Queryable } from '../../core/db/db.ts';
+import { emitEventsSql, type OutboxRow } from '../../core/outbox.ts';
 import type { OutcomeRow } from '../outcome-counter.ts';
 import type { IssueUpdate } from './batch-statements.ts';
-import type { OutboxRow } from './store-events.ts';
 import { jsonParam, recordsetOf } from './json-param.ts';
 
 export interface BatchEnd {
@@ -49,11 +49,6 @@ const ADD_OUTCOMES = (rows: string) => `INSERT INTO ingest_outcomes (project_id,
      ORDER BY x.project_id, x.hour, x.outcome, x.reason, x.category
      ON CONFLICT (project_id, hour, outcome, reason, category, expires_at) DO UPDATE SET quantity = ingest_outcomes.quantity + EXCLUDED.quantity`;
 
-const ADD_OUTBOX = (rows: string) => `INSERT INTO outbox (team_id, kind, payload)
-     SELECT x.team_id, x.kind, x.payload
-     FROM ROWS FROM (jsonb_to_recordset(${rows}::jsonb) AS (team_id text, kind text, payload jsonb)) WITH ORDINALITY AS x(team_id, kind, payload, n)
-     ORDER BY x.n`;
-
 const DELETE_INBOX = (ids: string) => `DELETE FROM ingest_inbox WHERE id = ANY(${ids}::uuid[])`;
 
 export async function finishBatch(q: Queryable, end: BatchEnd, now: Date): Promise<void> {
@@ -61,7 +56,7 @@ export async function finishBatch(q: Queryable, end: BatchEnd, now: Date): Promi
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
   if (end.updates.length > 0) parts.push(UPDATE_ISSUES(param(jsonParam(end.updates)), param(end.updates.length), param(now)));
-  if (end.outbox !== undefined && end.outbox.length > 0) parts.push(ADD_OUTBOX(param(jsonParam(end.outbox))));
+  if (end.outbox !== undefined && end.outbox.length > 0) parts.push(emitEventsSql(param(jsonParam(end.outbox))));
   if (end.outcomes.length > 0) parts.push(ADD_OUTCOMES(param(jsonParam(end.outcomes.map(outcomeRow)))));
   if (end.inboxIds.length > 0) parts.push(DELETE_INBOX(param(end.inboxIds)));
   if (parts.length === 0) return;

@@ -16,7 +16,7 @@
  * change may apply (adopt-legacy-issues.ts), whatever its notifications.
  */
 import type { Queryable } from '../../core/db/db.ts';
-import type { EventKind } from '../../core/outbox.ts';
+import type { EventKind, OutboxRow } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { hourOf } from '../outcome-counter.ts';
 import {
@@ -57,13 +57,6 @@ export interface StoreResult {
   updates: IssueUpdate[];
   /** The notifications' outbox rows, in order, for the batch's last statement (finish-batch.ts). */
   outbox: OutboxRow[];
-}
-
-/** An outbox row (core/outbox.ts) the batch's last statement inserts. */
-export interface OutboxRow {
-  team_id: string;
-  kind: EventKind;
-  payload: Record<string, unknown>;
 }
 
 /** `rows`: the events rows as text (prepare-batch.ts), the same events as `events`. */
