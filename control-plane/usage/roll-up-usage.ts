@@ -34,6 +34,9 @@ const COLUMNS = `period, bucket, team_id, key_id, model, account_id, calls, erro
 /** The compression sums of rollup rows r, summed again. */
 const COMPRESSION_SUMS = 'sum(r.compressed_calls), sum(r.compression_tokens_before), sum(r.compression_tokens_after)';
 const DIMS = 'team_id, key_id, model, account_id';
+/** Every figure of the rollup rows r, summed (in COLUMNS' order after the dimensions). */
+const SUMS = `sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens),
+  sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}`;
 
 /** Hourly rows (into `table`: usage_rollups, or usage_rollups_open) from the usage records u of `from` where `cond`. */
 const insertHours = (from: string, cond: string, table = 'usage_rollups') => `INSERT INTO ${table} (${COLUMNS})
@@ -52,30 +55,25 @@ const insertHours = (from: string, cond: string, table = 'usage_rollups') => `IN
 
 /** Daily rows from the hourly rollups r of `from` where `cond`. */
 const insertDays = (from: string, cond: string) => `INSERT INTO usage_rollups (${COLUMNS})
-  SELECT 'day', date_trunc('day', r.bucket, 'UTC'), r.team_id, r.key_id, r.model, r.account_id, sum(r.calls), sum(r.errors),
-         sum(r.input_tokens), sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd),
-         sum(r.latency_histogram), ${COMPRESSION_SUMS}
+  SELECT 'day', date_trunc('day', r.bucket, 'UTC'), r.team_id, r.key_id, r.model, r.account_id, ${SUMS}
     FROM ${from} WHERE r.period = 'hour' AND ${cond}
    GROUP BY 2, r.team_id, r.key_id, r.model, r.account_id`;
 
 /** The 'day_key' rows (summed over accounts) of the daily rows r of `from`. */
 const insertDayKeys = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
-  SELECT 'day_key', r.bucket, r.team_id, r.key_id, r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+  SELECT 'day_key', r.bucket, r.team_id, r.key_id, r.model, NULL, ${SUMS}
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.key_id, r.model`;
 
 /** The 'day_model' rows (summed over keys and accounts: per team and model) of the daily rows r of `from`. */
 const insertDayModels = (from: string) => `INSERT INTO usage_rollups (${COLUMNS})
-  SELECT 'day_model', r.bucket, r.team_id, '', r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+  SELECT 'day_model', r.bucket, r.team_id, '', r.model, NULL, ${SUMS}
     FROM ${from} WHERE r.period = 'day'
    GROUP BY r.bucket, r.team_id, r.model`;
 
 /** The 'hour_team' rows (summed over keys, models and accounts) of the hourly rows r of `from` (into `table`). */
 const insertHourTeams = (from: string, table = 'usage_rollups') => `INSERT INTO ${table} (${COLUMNS})
-  SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens), sum(r.output_tokens),
-         sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+  SELECT 'hour_team', r.bucket, r.team_id, '', '', NULL, ${SUMS}
     FROM ${from} WHERE r.period = 'hour'
    GROUP BY r.bucket, r.team_id`;
 
@@ -85,8 +83,7 @@ const insertHourTeams = (from: string, table = 'usage_rollups') => `INSERT INTO 
  */
 const insertOpenGrains = `INSERT INTO usage_rollups_open (${COLUMNS})
   SELECT CASE WHEN grouping(r.key_id) = 0 THEN 'hour_key' ELSE 'hour_model' END, r.bucket, r.team_id,
-         CASE WHEN grouping(r.key_id) = 0 THEN r.key_id ELSE '' END, r.model, NULL, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+         CASE WHEN grouping(r.key_id) = 0 THEN r.key_id ELSE '' END, r.model, NULL, ${SUMS}
     FROM usage_rollups_open r WHERE r.period = 'hour'
    GROUP BY GROUPING SETS ((r.bucket, r.team_id, r.key_id, r.model), (r.bucket, r.team_id, r.model))`;
 
@@ -98,8 +95,7 @@ const BLOCK_PERIODS = ['day', 'day_key', 'day_model'] as const;
  * each block starting at the times of $1.
  */
 const insertBlocks = (period: string, span: number) => `INSERT INTO usage_rollups (${COLUMNS})
-  SELECT '${period}_${span}', t.s, r.team_id, r.key_id, r.model, r.account_id, sum(r.calls), sum(r.errors), sum(r.input_tokens),
-         sum(r.output_tokens), sum(r.cache_read_tokens), sum(r.cache_write_tokens), sum(r.cost_usd), sum(r.latency_histogram), ${COMPRESSION_SUMS}
+  SELECT '${period}_${span}', t.s, r.team_id, r.key_id, r.model, r.account_id, ${SUMS}
     FROM unnest($1::timestamptz[]) AS t(s)
     JOIN usage_rollups r ON r.period = '${span === 2 ? period : `${period}_${span / 2}`}' AND r.bucket >= t.s AND r.bucket < t.s + interval '${span} days'
    GROUP BY t.s, r.team_id, r.key_id, r.model, r.account_id`;
