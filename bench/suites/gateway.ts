@@ -10,7 +10,9 @@
  * Redis from REDIS_URL (else in-memory counters, and no Redis CPU).
  *
  * Options: --rounds N (3), --seconds S per run (4), --concurrency C (50), --node-options "<flags>" (NODE_OPTIONS of
- * the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), --write (update docs/performance.md).
+ * the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), --only "<text>" (run only the targets whose name
+ * contains one of its '|'-separated parts, "json" or "stream" naming the kind: for profiling one path), --write (update
+ * docs/performance.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -71,6 +73,7 @@ export const suite: BenchSuite = {
   async run(args) {
     // --metrics-cost: what metrics and request logs cost per call, instead of the comparison below.
     if (args.includes('--metrics-cost')) return measureMetricsCost(args);
+    if (optText(args, 'only') !== undefined && args.includes('--write')) throw new Error('--only measures part of the table: it cannot be written with --write');
     const rounds = opt(args, 'rounds', 3);
     const durationMs = opt(args, 'seconds', 4) * 1000;
     const concurrency = opt(args, 'concurrency', 50);
@@ -127,7 +130,9 @@ export const suite: BenchSuite = {
         { name: 'svc unmetered, same style', server: gateway, model: 'gpt-4o-mini', auth: auth(keys.free) },
         { name: 'svc unmetered, cross style', server: gateway, model: 'claude-haiku-4-5', auth: auth(keys.free) },
       ];
-      const configs = [false, true].flatMap((stream) => targets.map((t) => ({ ...t, stream })));
+      const only = optText(args, 'only');
+      const configs = [false, true].flatMap((stream) => targets.map((t) => ({ ...t, stream })))
+        .filter((c) => only === undefined || only.split('|').some((o) => `${c.name} ${c.stream ? 'stream' : 'json'}`.includes(o)));
       const samples: Sample[] = [];
       const load = (c: (typeof configs)[number], ms: number) => runLoad({
         origin: `http://127.0.0.1:${c.server.port}`, path: '/v1/chat/completions', body: chatBody(c.model, c.stream),

@@ -27,6 +27,7 @@
  */
 import type { Logger } from '../../core/logger.ts';
 import type { Amount, LimitStore, LimitSubject, ReserveResult, Settlement, Totals } from '../../core/limits/limit-store.ts';
+import { Fifo } from '../../core/fifo.ts';
 import { TurnBatch, TurnFlush } from './turn-flush.ts';
 
 const MAX_BATCH = 256;
@@ -57,7 +58,7 @@ export class LimitBatcher {
   /** Per team: reservations of settles the store could not take, released with the team's next exchange. */
   #releases = new Map<string, Settlement[]>();
   /** Settles of the last RECENT_MS that released a reservation, oldest first. */
-  #recent: { at: number; team: string; item: Settlement }[] = [];
+  #recent = new Fifo<{ at: number; team: string; item: Settlement }>();
   #losses: number;
 
   #timeoutMs: number;
@@ -89,8 +90,7 @@ export class LimitBatcher {
     const losses = this.#store.lossCount();
     if (losses !== this.#losses) {
       this.#losses = losses;
-      for (const r of this.#recent) this.#release(r.team, r.item);
-      this.#recent = [];
+      for (const r of this.#recent.takeAll()) this.#release(r.team, r.item);
     }
     const byTeam = new Map<string, Queued[]>();
     for (const q of batch) {
@@ -138,7 +138,7 @@ export class LimitBatcher {
         // the records before these calls' own were written.
         for (const r of releases) this.#lostSettle(r.subject);
         const done = Date.now();
-        while (this.#recent.length > 0 && (done - this.#recent[0].at > RECENT_MS || this.#recent.length >= MAX_RECENT)) this.#recent.shift();
+        for (let r = this.#recent.peek(); r && (done - r.at > RECENT_MS || this.#recent.length >= MAX_RECENT); r = this.#recent.peek()) this.#recent.shift();
         for (const q of fresh) if (q.item.reservationId !== '') this.#recent.push({ at: done, team, item: q.item });
         for (let i = 0; i < reserves.length; i++) {
           const r = results[i];
