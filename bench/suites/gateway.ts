@@ -11,8 +11,8 @@
  *
  * Options: --rounds N (3), --seconds S per run (4), --concurrency C (50), --node-options "<flags>" (NODE_OPTIONS of
  * the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), --only "<text>" (run only the targets whose name
- * contains one of its '|'-separated parts, "json" or "stream" naming the kind: for profiling one path), --write (update
- * docs/performance.md).
+ * contains one of its '|'-separated parts, "json" or "stream" naming the kind, and no memory runs: for profiling one
+ * path), --write (update docs/performance.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -108,17 +108,20 @@ export const suite: BenchSuite = {
         return { what, peakPssMb: sampler.stop(), streams: held.requests };
       };
       const memory: Memory[] = [];
-      for (const role of ['proxy', 'all']) {
-        const node = await startChild(['main.js', 'serve', '--role', role], { ...env, PORT: '0' }, 120_000);
-        try {
-          memory.push(await holdStreams(`svc \`--role ${role}\``, node, auth(keys.metered), 'gpt-4o-slow'));
-        } finally {
-          await node.stop();
+      // --only profiles chosen targets: the memory runs are left out with the rest of the table.
+      if (optText(args, 'only') === undefined) {
+        for (const role of ['proxy', 'all']) {
+          const node = await startChild(['main.js', 'serve', '--role', role], { ...env, PORT: '0' }, 120_000);
+          try {
+            memory.push(await holdStreams(`svc \`--role ${role}\``, node, auth(keys.metered), 'gpt-4o-slow'));
+          } finally {
+            await node.stop();
+          }
         }
+        // The bare proxy passes the path through: the fake upstream's slow streams.
+        memory.push(await holdStreams('bare proxy', bare, {}, 'gpt-4o-slow', '/slow/v1/chat/completions'));
+        process.stdout.write(`memory holding streams: ${memory.map((m) => `${m.what} ${m.peakPssMb.toFixed(0)} MB`).join(', ')}\n`);
       }
-      // The bare proxy passes the path through: the fake upstream's slow streams.
-      memory.push(await holdStreams('bare proxy', bare, {}, 'gpt-4o-slow', '/slow/v1/chat/completions'));
-      process.stdout.write(`memory holding streams: ${memory.map((m) => `${m.what} ${m.peakPssMb.toFixed(0)} MB`).join(', ')}\n`);
 
       const nodeOptions = optText(args, 'node-options');
       const gateway = await startChild(['main.js', 'serve', '--role', 'proxy'], { ...env, PORT: '0', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, 120_000);
