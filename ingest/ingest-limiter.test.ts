@@ -38,6 +38,23 @@ describe('IngestLimiter', () => {
     await l.admitEvent({ ...project, eventsPerMinute: 100 });
   });
 
+  it("sends the minute's hits of one turn of the event loop together, admitting as many as the window has room for", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 10));
+    const counters = new MemoryCounters(clock);
+    const calls: number[] = [];
+    const hitMany = counters.hitMany.bind(counters);
+    counters.hitMany = async (key, limit, windowMs, n) => {
+      calls.push(n);
+      return hitMany(key, limit, windowMs, n);
+    };
+    const lookup = { teamMonthlyEvents: async () => null } as unknown as ProjectLookup;
+    const l = new IngestLimiter(counters, lookup, clock);
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => l.admitEvent(project)));
+    expect(calls).toEqual([5]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ code: 'project_events_per_minute' });
+  });
+
   it('computes month keys and boundaries in UTC', () => {
     expect(monthOf(Date.UTC(2026, 11, 31, 23, 0))).toBe('2026-12');
     expect(nextMonthStart(Date.UTC(2026, 11, 31, 23, 0))).toBe(Date.UTC(2027, 0, 1));

@@ -8,6 +8,10 @@
  *   round trip, and taken back when the event is refused); without one, increments are summed here and added every
  *   quarter second (one Redis call instead of one per event; flush() on shutdown).
  *
+ * The minute's hits of the requests a node reads in one turn of its event loop go to Redis together, one script call
+ * per project (Counters.hitMany) instead of one per event: admitted in arrival order, exactly as many as the window
+ * has room for.
+ *
  * A refusal is a 429 with `Retry-After` and the rate-limit header SDKs read (X-Sentry-Rate-Limits, and ours,
  * X-Client-Rate-Limits, with the same value), e.g. `60:error;default:project:project_events_per_minute`.
  * @see https://develop.sentry.dev/sdk/expected-features/rate-limiting/
@@ -26,12 +30,20 @@ const EVENT_CATEGORIES = ['error', 'default'] as const;
 
 const MONTHLY_FLUSH_MS = 250;
 
+/** The hits of one project waiting for the end of the event loop's turn. */
+interface PendingHits {
+  limit: number;
+  waiters: Array<{ resolve(r: HitResult): void; reject(e: unknown): void }>;
+}
+
 export class IngestLimiter {
   #counters: Counters;
   #lookup: ProjectLookup;
   #clock: Clock;
   #unlimited = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
+  #hits = new Map<string, PendingHits>();
+  #hitsScheduled = false;
 
   constructor(counters: Counters, lookup: ProjectLookup, clock: Clock) {
     this.#counters = counters;
@@ -59,7 +71,7 @@ export class IngestLimiter {
     const now = this.#clock.now();
     const key = `ingest:month:${project.teamId}:${monthOf(now)}`;
     const limit = await this.#lookup.teamMonthlyEvents(project.teamId);
-    const hit = this.#counters.hit(`ingest:epm:${project.id}`, project.eventsPerMinute, MINUTE_MS);
+    const hit = this.#hit(`ingest:epm:${project.id}`, project.eventsPerMinute);
     if (limit === null) {
       this.#checkMinute(project, await hit);
       this.#unlimited.set(key, (this.#unlimited.get(key) ?? 0) + 1);
@@ -80,6 +92,33 @@ export class IngestLimiter {
         `The team's limit of ${limit} error events this month is reached.`,
         { limit, retry_after_seconds: secs },
         rateLimitHeaders({ retryAfterSeconds: secs, categories: EVENT_CATEGORIES, scope: 'organization', reasonCode: 'team_errors_events' }),
+      );
+    }
+  }
+
+  /** One hit of the minute's window, sent with the others of this turn of the event loop. */
+  #hit(key: string, limit: number): Promise<HitResult> {
+    return new Promise((resolve, reject) => {
+      let pending = this.#hits.get(key);
+      if (!pending) this.#hits.set(key, (pending = { limit, waiters: [] }));
+      pending.waiters.push({ resolve, reject });
+      if (!this.#hitsScheduled) {
+        this.#hitsScheduled = true;
+        setImmediate(() => this.#sendHits());
+      }
+    });
+  }
+
+  #sendHits(): void {
+    this.#hitsScheduled = false;
+    const all = [...this.#hits];
+    this.#hits.clear();
+    for (const [key, { limit, waiters }] of all) {
+      this.#counters.hitMany(key, limit, MINUTE_MS, waiters.length).then(
+        (r) => waiters.forEach((w, i) => w.resolve(i < r.allowed
+          ? { allowed: true, count: r.count - r.allowed + i + 1, retryAfterMs: 0 }
+          : { allowed: false, count: r.count, retryAfterMs: r.retryAfterMs })),
+        (err: unknown) => waiters.forEach((w) => w.reject(err)),
       );
     }
   }

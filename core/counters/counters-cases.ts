@@ -23,6 +23,19 @@ export function countersCases(make: () => Promise<Counters>): void {
     expect(refused?.retryAfterMs).toBeLessThanOrEqual(60_000);
   });
 
+  it('records many hits at once as one after the other: the first ones while the window has room', async () => {
+    const c = await open();
+    expect(await c.hitMany('m', 10, 60_000, 4)).toEqual({ allowed: 4, count: 4, retryAfterMs: 0 });
+    expect(await c.hit('m', 10, 60_000)).toMatchObject({ allowed: true, count: 5 });
+    const partly = await c.hitMany('m', 10, 60_000, 8);
+    expect(partly).toMatchObject({ allowed: 5, count: 10 });
+    expect(partly.retryAfterMs).toBeGreaterThan(0);
+    expect(partly.retryAfterMs).toBeLessThanOrEqual(60_000);
+    const none = await c.hitMany('m', 10, 60_000, 3);
+    expect(none).toMatchObject({ allowed: 0, count: 10 });
+    expect(none.retryAfterMs).toBeGreaterThan(0);
+  });
+
   it('increments, reads and expires values', async () => {
     const c = await open();
     expect(await c.incrBy('n', 5)).toBe(5);

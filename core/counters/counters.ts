@@ -10,12 +10,23 @@ export interface HitResult {
   retryAfterMs: number;
 }
 
+/** What hitMany recorded: the first `allowed` of the hits passed, the others were refused. */
+export interface HitsResult {
+  allowed: number;
+  /** Hits inside the window after these. */
+  count: number;
+  /** When some were refused: milliseconds until the oldest hit leaves the window. */
+  retryAfterMs: number;
+}
+
 export interface Counters {
   readonly kind: 'redis' | 'memory';
   /** Time in ms as every node sees it (Redis TIME), so that clock skew between nodes cannot split a window. */
   time(): Promise<number>;
   /** Sliding-window limiter: records a hit only when fewer than `limit` hits lie in the last `windowMs`. */
   hit(key: string, limit: number, windowMs: number): Promise<HitResult>;
+  /** `n` hits at once, recorded as `n` calls of hit() one after the other would record them (one round trip). */
+  hitMany(key: string, limit: number, windowMs: number, n: number): Promise<HitsResult>;
   incrBy(key: string, by: number, ttlMs?: number): Promise<number>;
   get(key: string): Promise<number>;
   /** Sets a value; with onlyIfAbsent, only when the key does not exist (returns whether it was set). */

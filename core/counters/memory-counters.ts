@@ -1,7 +1,7 @@
 /** Counters in this process's memory: exact for one node, the embedded default when REDIS_URL is unset. */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { Counters, HitResult } from './counters.ts';
+import type { Counters, HitResult, HitsResult } from './counters.ts';
 
 interface Entry {
   value: string;
@@ -47,6 +47,17 @@ export class MemoryCounters implements Counters {
     if (count >= limit) return { allowed: false, count, retryAfterMs: Math.max(1, w.times[w.head] + windowMs - now) };
     w.times.push(Math.max(now, w.times[w.times.length - 1] ?? now));
     return { allowed: true, count: count + 1, retryAfterMs: 0 };
+  }
+
+  async hitMany(key: string, limit: number, windowMs: number, n: number): Promise<HitsResult> {
+    let allowed = 0;
+    let last: HitResult = { allowed: true, count: 0, retryAfterMs: 0 };
+    for (let i = 0; i < n; i++) {
+      last = await this.hit(key, limit, windowMs);
+      if (!last.allowed) break;
+      allowed += 1;
+    }
+    return { allowed, count: last.count, retryAfterMs: last.allowed ? 0 : last.retryAfterMs };
   }
 
   async incrBy(key: string, by: number, ttlMs?: number): Promise<number> {

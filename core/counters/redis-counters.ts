@@ -9,7 +9,7 @@
  * after a reconnect (messages published meanwhile are lost; see core/cache.ts for what bounds that).
  */
 import { randomUUID } from 'node:crypto';
-import type { Counters, HitResult } from './counters.ts';
+import type { Counters, HitResult, HitsResult } from './counters.ts';
 import { openRedis, type ConnectionOptions, type RedisClient } from './redis-client.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
 
@@ -28,6 +28,24 @@ redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], window)
 return {1, count + 1, 0}`;
 
+// The same for ARGV[4] hits at once: as many as the window has room for, members ARGV[3]:1, ARGV[3]:2…
+const HIT_MANY = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local n = tonumber(ARGV[4])
+local take = math.max(0, math.min(n, tonumber(ARGV[1]) - count))
+for i = 1, take do redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i) end
+if take > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+local retry = 0
+if take < n then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  retry = oldest[2] and (tonumber(oldest[2]) + window - now) or window
+end
+return {take, count + take, retry}`;
+
 const INCR = `
 local v = redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
 if tonumber(ARGV[2]) > 0 and redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -37,6 +55,7 @@ const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call(
 
 interface Scripts {
   svcHit(key: string, limit: number, windowMs: number, member: string): Promise<number[]>;
+  svcHitMany(key: string, limit: number, windowMs: number, member: string, n: number): Promise<number[]>;
   svcIncr(key: string, by: number, ttlMs: number): Promise<string>;
 }
 
@@ -55,6 +74,7 @@ export class RedisCounters implements Counters {
     this.redis.on('error', () => {});
     // Defined commands run by EVALSHA (the script body is sent once, not with every call as EVAL does).
     this.redis.defineCommand('svcHit', { numberOfKeys: 1, lua: HIT });
+    this.redis.defineCommand('svcHitMany', { numberOfKeys: 1, lua: HIT_MANY });
     this.redis.defineCommand('svcIncr', { numberOfKeys: 1, lua: INCR });
   }
 
@@ -83,6 +103,11 @@ export class RedisCounters implements Counters {
   async hit(key: string, limit: number, windowMs: number): Promise<HitResult> {
     const [ok, count, retry] = await this.#scripts().svcHit(this.prefix + key, limit, windowMs, randomUUID());
     return { allowed: ok === 1, count, retryAfterMs: Math.max(ok === 1 ? 0 : 1, retry) };
+  }
+
+  async hitMany(key: string, limit: number, windowMs: number, n: number): Promise<HitsResult> {
+    const [allowed, count, retry] = await this.#scripts().svcHitMany(this.prefix + key, limit, windowMs, randomUUID(), n);
+    return { allowed, count, retryAfterMs: allowed === n ? 0 : Math.max(1, retry) };
   }
 
   async incrBy(key: string, by: number, ttlMs = 0): Promise<number> {
