@@ -16,6 +16,7 @@ import { decodeMessagesUsage } from '../../translators/messages/messages-usage.t
 import { convertGenerativeUsage } from '../../translators/generative/convert-generative-usage.ts';
 import { convertResponsesUsage } from '../../translators/responses/convert-responses-usage.ts';
 import { valueEnd } from './rewrite-json-body.ts';
+import { opensWithError } from './final-event.ts';
 
 export interface UsageTap {
   /** Sees one event; false when the event must not reach the client. */
@@ -26,8 +27,6 @@ export interface UsageTap {
   /** What a gateway error event appended to this stream continues from (responses: response id, event number). */
   continuation?(): { id?: string; sequenceFrom?: number };
 }
-
-const ERROR_START = /^\s*\{\s*"error"/;
 
 /**
  * Whether `d` contains `key`, searched from the end: String#lastIndexOf measured about four times faster than
@@ -105,7 +104,7 @@ class ChatTap implements UsageTap {
       return true;
     }
     // An error object starts with its member (an anchored test fails at the first byte of an ordinary chunk).
-    if (ev.event === 'error' || ERROR_START.test(d)) {
+    if (ev.event === 'error' || opensWithError(d)) {
       this.failed = true;
       return true;
     }
@@ -163,7 +162,7 @@ class GenerativeTap implements UsageTap {
 
   push(ev: SseEvent): boolean {
     const d = ev.data;
-    if (ERROR_START.test(d)) this.failed = true;
+    if (opensWithError(d)) this.failed = true;
     else {
       // usageMetadata is cumulative: keep the last frame that has it, parse it once at the end.
       if (has(d, '"usageMetadata"')) this.#last = d;
