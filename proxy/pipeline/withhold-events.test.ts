@@ -37,6 +37,54 @@ describe('withholding whole events of a passthrough stream', () => {
     expect(w.rest()?.toString()).toBe('data: y');
   });
 
+  it('releases what a whole concatenation would, however the bytes are split (LF, CRLF and CR framing)', () => {
+    /** What the withholder released before this change: everything pending and the chunk, joined and searched. */
+    const reference = (chunks: string[]) => {
+      let pending = '';
+      const out: string[] = [];
+      for (const c of chunks) {
+        const all = pending + c;
+        const ends = ['\n\n', '\r\n\r\n', '\r\r'].map((b) => (all.lastIndexOf(b) >= 0 ? all.lastIndexOf(b) + b.length : -1));
+        const end = Math.max(...ends);
+        if (end < 0) pending = all;
+        else {
+          out.push(all.slice(0, end));
+          pending = all.slice(end);
+        }
+      }
+      return { out, rest: pending };
+    };
+    const actual = (chunks: string[]) => {
+      const w = new EventWithholder();
+      const out: string[] = [];
+      for (const c of chunks) {
+        const r = w.release(Buffer.from(c));
+        if (r !== undefined) out.push(r.toString());
+      }
+      return { out, rest: w.rest()?.toString() ?? '' };
+    };
+    for (const text of ['data: a\r\n\r\ndata: b\r\n\r\ndata: c', 'data: a\r\rdata: b\n\ndata: c\r\n\r\n', 'data: a\r\n\rdata: b\n\r\n\r\n']) {
+      expect(actual([text])).toEqual(reference([text]));
+      expect(actual(text.split(''))).toEqual(reference(text.split('')));
+      for (let i = 1; i < text.length; i++) {
+        for (let j = i + 1; j < text.length; j++) {
+          const parts = [text.slice(0, i), text.slice(i, j), text.slice(j)];
+          expect(actual(parts), JSON.stringify(parts)).toEqual(reference(parts));
+        }
+      }
+    }
+  });
+
+  it('keeps an event that spans many chunks without joining them on each one', () => {
+    const w = new EventWithholder();
+    const piece = Buffer.alloc(1000, 'x');
+    expect(w.release(Buffer.from('data: '))).toBeUndefined();
+    for (let i = 0; i < 2000; i++) expect(w.release(piece)).toBeUndefined();
+    const out = w.release(Buffer.from('\n\ndata: next'));
+    expect(out?.length).toBe(6 + 2_000_000 + 2);
+    expect(w.rest()?.toString()).toBe('data: next');
+  });
+
   it('gives up (so the caller re-frames) when a withheld frame is not written verbatim', () => {
     expect(cutEvents(Buffer.from('data:{"usage":{}}\n\n'), [{ data: '{"usage":{}}' }])).toBeUndefined();
     expect(cutEvents(Buffer.from('event: u\ndata: x\n\n'), [{ event: 'u', data: 'x' }])).toBeUndefined();

@@ -27,25 +27,51 @@ function lastBoundary(buf: Buffer): number {
 }
 
 export class EventWithholder {
-  #pending: Buffer | undefined;
+  /**
+   * The bytes after the last boundary, as the chunks that brought them: they hold no boundary, so a new chunk is
+   * searched alone (and where it joins them), and they are copied once, when a boundary comes; joining them on every
+   * chunk copied an event that spans many chunks again with each one.
+   */
+  #pending: Buffer[] = [];
 
   /** The bytes of `chunk` (after what is pending) that end on an event boundary; the rest is kept. */
   release(chunk: Buffer): Buffer | undefined {
-    const buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
-    const end = lastBoundary(buf);
+    let end = lastBoundary(chunk);
+    if (end < 0 && this.#pending.length > 0) {
+      // A boundary across the join (at most 4 bytes: CR LF CR LF) ends in the new chunk.
+      const tail = this.#tail(3);
+      const joined = lastBoundary(Buffer.concat([tail, chunk.subarray(0, 3)]));
+      if (joined > tail.length) end = joined - tail.length;
+    }
     if (end < 0) {
-      this.#pending = buf;
+      this.#pending.push(chunk);
       return undefined;
     }
-    this.#pending = end < buf.length ? buf.subarray(end) : undefined;
-    return end === buf.length ? buf : buf.subarray(0, end);
+    const released = end === chunk.length ? chunk : chunk.subarray(0, end);
+    const out = this.#pending.length === 0 ? released : Buffer.concat([...this.#pending, released]);
+    this.#pending = end < chunk.length ? [chunk.subarray(end)] : [];
+    return out;
   }
 
   /** What is left when the stream ends (an event without its closing blank line). */
   rest(): Buffer | undefined {
     const p = this.#pending;
-    this.#pending = undefined;
-    return p;
+    this.#pending = [];
+    if (p.length === 0) return undefined;
+    return p.length === 1 ? p[0] : Buffer.concat(p);
+  }
+
+  /** The last `n` pending bytes (fewer when fewer are pending). */
+  #tail(n: number): Buffer {
+    const parts: Buffer[] = [];
+    let have = 0;
+    for (let i = this.#pending.length - 1; i >= 0 && have < n; i--) {
+      const p = this.#pending[i];
+      const take = Math.min(n - have, p.length);
+      parts.unshift(p.subarray(p.length - take));
+      have += take;
+    }
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 }
 
