@@ -128,4 +128,18 @@ describe('an upstream body that has not started', () => {
     await expect(p).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
     await expect(body.started()).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
   });
+
+  it('delivers thousands of chunks queued before the consumer in order, pausing on backpressure', async () => {
+    const { c, controller } = fakeController();
+    const body = new UpstreamBody(controller);
+    for (let i = 0; i < 5000; i++) body.push(b(String(i)));
+    body.end();
+    const got: string[] = [];
+    await body.consume((x) => {
+      got.push(x.toString());
+      return got.length % 1000 === 0 ? Promise.resolve() : undefined;
+    });
+    expect(got).toEqual(Array.from({ length: 5000 }, (_, i) => String(i)));
+    expect(c.pauses).toBe(5);
+  });
 });

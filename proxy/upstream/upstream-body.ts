@@ -9,9 +9,14 @@ import type { Dispatcher } from 'undici';
 
 type OnChunk = (chunk: Buffer) => Promise<void> | undefined;
 
+/** Put in the place of a delivered chunk, so that the queue does not keep it alive. */
+const EMPTY = Buffer.alloc(0);
+
 export class UpstreamBody {
   #controller: Dispatcher.DispatchController;
+  /** Chunks waiting for the consumer, from #next on: read by index, since Array#shift moves every element left. */
   #queued: Buffer[] = [];
+  #next = 0;
   #ended = false;
   #error: unknown;
   #onChunk: OnChunk | undefined;
@@ -42,7 +47,7 @@ export class UpstreamBody {
    */
   started(): Promise<void> {
     if (this.#error !== undefined) return Promise.reject(this.#error);
-    if (this.#queued.length > 0 || this.#ended || this.#onChunk !== undefined) return Promise.resolve();
+    if (this.#hasQueued() || this.#ended || this.#onChunk !== undefined) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.#started = { resolve, reject };
     });
@@ -57,7 +62,7 @@ export class UpstreamBody {
 
   /** @internal undici's handler → body. */
   push(chunk: Buffer): void {
-    if (this.#onChunk === undefined || this.#waiting !== undefined || this.#queued.length > 0) {
+    if (this.#onChunk === undefined || this.#waiting !== undefined || this.#hasQueued()) {
       this.#queued.push(chunk);
       this.#start();
       return;
@@ -82,7 +87,7 @@ export class UpstreamBody {
     this.#started?.reject(this.#error);
     this.#started = undefined;
     this.#flush();
-    if (this.#waiting === undefined && this.#queued.length === 0) this.#settle();
+    if (this.#waiting === undefined && !this.#hasQueued()) this.#settle();
   }
 
   #start(): void {
@@ -93,7 +98,8 @@ export class UpstreamBody {
   /** The consumer failed: it gets its own error, and the upstream request is aborted. */
   #stop(err: unknown): void {
     const abort = !this.#ended;
-    this.#queued.length = 0;
+    this.#queued = [];
+    this.#next = 0;
     this.fail(err);
     if (abort) this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
   }
@@ -122,8 +128,20 @@ export class UpstreamBody {
   /** Delivers what is queued while nothing waits; settles once the end is reached. */
   #flush(): void {
     if (this.#onChunk === undefined) return;
-    while (this.#waiting === undefined && this.#queued.length > 0) this.#deliver(this.#queued.shift() as Buffer);
-    if (this.#waiting === undefined && this.#queued.length === 0 && this.#ended) this.#settle();
+    while (this.#waiting === undefined && this.#hasQueued()) {
+      const chunk = this.#queued[this.#next];
+      this.#queued[this.#next++] = EMPTY;
+      if (this.#next === this.#queued.length) {
+        this.#queued = [];
+        this.#next = 0;
+      }
+      this.#deliver(chunk);
+    }
+    if (this.#waiting === undefined && !this.#hasQueued() && this.#ended) this.#settle();
+  }
+
+  #hasQueued(): boolean {
+    return this.#next < this.#queued.length;
   }
 
   #settle(): void {
