@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeEvent } from './normalize-event.ts';
-import { FILTERED, createScrubber, isCardNumber, scrubEvent } from './scrub-event.ts';
+import { FILTERED, createScrubber, isCardNumber, scrubEvent, scrubEventInPlace } from './scrub-event.ts';
 
 /** Every secret planted in the nasty event; none may survive anywhere in the stored event. */
 const S = {
@@ -114,6 +114,25 @@ describe('scrubEvent: no listed secret survives', () => {
 
   it('does not mutate its input', () => {
     expect(raw).toEqual(nastyEvent());
+  });
+});
+
+describe('scrubEventInPlace', () => {
+  it('writes into the event what scrubEvent returns as a copy', () => {
+    const own = nastyEvent();
+    expect(scrubEventInPlace(own, ['ssn'])).toBe(own);
+    expect(own).toEqual(scrubEvent(nastyEvent(), ['ssn']));
+  });
+
+  it('truncates deep nesting and keeps "__proto__" keys as plain data, as the copy does', () => {
+    const s = createScrubber();
+    const nested = `${'['.repeat(500)}{"token":"x","__proto__":{"password":"y"}}${']'.repeat(500)}`;
+    expect(JSON.stringify(s.scrubInPlace(JSON.parse(nested)))).toBe(JSON.stringify(s.scrub(JSON.parse(nested))));
+    const proto = JSON.parse('{"__proto__":{"password":"x"},"headers":[["Cookie","a=b"],["Accept","json"]]}') as Record<string, unknown>;
+    s.scrubInPlace(proto);
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toEqual({ password: FILTERED });
+    expect(proto.headers).toEqual([['Cookie', FILTERED], ['Accept', 'json']]);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Scrub secrets out of an event before it is normalised and stored. Pure: returns a scrubbed copy.
+ * Scrub secrets out of an event before it is normalised and stored. Pure: returns a scrubbed copy (or, for an event
+ * nobody else holds, writes the same result into it: scrubEventInPlace).
  *
  * 1. Keys: any value under a key that contains (case-insensitive, substring) one of DEFAULT_SENSITIVE_KEYS or
  *    the project's extra keys becomes `[Filtered]`, at any depth, in objects and in lists of [key, value]
@@ -43,6 +44,11 @@ const MAX_DEPTH = 100;
 export interface Scrubber {
   /** A scrubbed deep copy of any JSON value. */
   scrub(value: unknown): unknown;
+  /**
+   * The same result, written into the value itself (its objects and arrays are reused): for a value nobody else
+   * holds, such as a payload just parsed, it saves copying every container of the event.
+   */
+  scrubInPlace(value: unknown): unknown;
   isSensitiveKey(key: string): boolean;
   scrubText(text: string): string;
 }
@@ -73,7 +79,18 @@ const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2))/;
 export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
   const words = [...DEFAULT_SENSITIVE_KEYS, ...extraKeys.map((k) => k.trim().toLowerCase()).filter((k) => k !== '')];
   const sensitive = new RegExp(words.map(escape).join('|'), 'i');
-  const isSensitiveKey = (key: string) => sensitive.test(key);
+  // Events repeat their keys: a key's answer is remembered (short keys only, as scrubText's results below).
+  const keyMemo = new Map<string, boolean>();
+  const isSensitiveKey = (key: string): boolean => {
+    if (key.length > MEMO_MAX_CHARS) return sensitive.test(key);
+    let hit = keyMemo.get(key);
+    if (hit === undefined) {
+      hit = sensitive.test(key);
+      if (keyMemo.size >= MEMO_ENTRIES) keyMemo.clear();
+      keyMemo.set(key, hit);
+    }
+    return hit;
+  };
   // key=value (query strings, URLs, cookie strings, config text); the value may be quoted.
   const keyValue = /(^|[?&;,\s({[])([^=&;?#\s"'<>(){}[\],:]{1,64})(\s*=\s*)("[^"\n]*"|'[^'\n]*'|[^&;#\s"'<>,)]*)/g;
   // "key": "value" or key: 'value' (JSON or code inside a string).
@@ -137,7 +154,35 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
     return out;
   };
 
-  return { scrub: (value) => walk(value, 0), isSensitiveKey, scrubText };
+  /** walk, writing into the containers it is given instead of copying them (only what changes is written). */
+  const walkInPlace = (value: unknown, depth: number): unknown => {
+    if (typeof value !== 'object' || value === null) return walk(value, depth);
+    if (depth >= MAX_DEPTH) return TRUNCATED;
+    if (Array.isArray(value)) {
+      if (isPairList(value)) {
+        for (const pair of value) {
+          const k = pair[0];
+          pair[1] = isSensitiveKey(k) ? filtered(pair[1]) : walkInPlace(pair[1], depth + 2);
+          pair[0] = scrubText(k);
+        }
+      } else {
+        for (let i = 0; i < value.length; i++) value[i] = walkInPlace(value[i], depth + 1);
+      }
+      return value;
+    }
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
+      const v = obj[k];
+      const clean = isSensitiveKey(k) ? filtered(v) : walkInPlace(v, depth + 1);
+      if (clean === v) continue;
+      if (k === '__proto__') Object.defineProperty(obj, k, { value: clean, enumerable: true, writable: true, configurable: true });
+      else obj[k] = clean;
+    }
+    return obj;
+  };
+
+  return { scrub: (value) => walk(value, 0), scrubInPlace: (value) => walkInPlace(value, 0), isSensitiveKey, scrubText };
 }
 
 const CACHE_LIMIT = 64;
@@ -145,6 +190,15 @@ const cache = new Map<string, Scrubber>();
 
 /** Scrub an event (any JSON value) with the default keys plus the project's extra keys. */
 export function scrubEvent(event: unknown, extraKeys: readonly string[] = []): unknown {
+  return scrubberFor(extraKeys).scrub(event);
+}
+
+/** The same, in place (Scrubber.scrubInPlace): for an event the caller parsed and nobody else holds. */
+export function scrubEventInPlace(event: unknown, extraKeys: readonly string[] = []): unknown {
+  return scrubberFor(extraKeys).scrubInPlace(event);
+}
+
+function scrubberFor(extraKeys: readonly string[]): Scrubber {
   const cacheKey = extraKeys.join('\u0000');
   let scrubber = cache.get(cacheKey);
   if (!scrubber) {
@@ -152,7 +206,7 @@ export function scrubEvent(event: unknown, extraKeys: readonly string[] = []): u
     scrubber = createScrubber(extraKeys);
     cache.set(cacheKey, scrubber);
   }
-  return scrubber.scrub(event);
+  return scrubber;
 }
 
 /** `[["Authorization","…"],["Accept","…"]]`: a list whose every entry is a [string, value] pair. */

@@ -13,7 +13,7 @@ import { fingerprintEvent } from '../lib/fingerprint-event.ts';
 import { normalizeEvent } from '../lib/normalize-event.ts';
 import { parseEventPayload } from '../lib/parse-event-payload.ts';
 import { peopleHash } from '../lib/people-hash.ts';
-import { scrubEvent } from '../lib/scrub-event.ts';
+import { scrubEventInPlace } from '../lib/scrub-event.ts';
 
 /** What preparing one event needs, besides its bytes (structured-clone friendly). */
 export interface PrepareInput {
@@ -63,9 +63,12 @@ export function prepareEvent(input: PrepareInput, payload: Buffer): { meta: Prep
   return prepareParsedEvent(input, parseEventPayload(payload));
 }
 
-/** The same from the payload already parsed (the fast path parsed it to read its id: each event is parsed once). */
+/**
+ * The same from the payload already parsed (the fast path parsed it to read its id: each event is parsed once).
+ * The payload is handed over: it is scrubbed in place (its caller parsed it for this and reads it no more).
+ */
 export function prepareParsedEvent(input: PrepareInput, payload: Record<string, unknown>): { meta: PreparedMeta; row: EventRow } {
-  const scrubbed = scrubEvent(payload, input.scrubKeys);
+  const scrubbed = scrubEventInPlace(payload, input.scrubKeys);
   const event = normalizeEvent(scrubbed, {
     receivedAt: new Date(input.receivedAt),
     retentionDays: input.retentionDays,
