@@ -22,7 +22,7 @@
  * event also carries its hash under that rule (`legacyHash`), so that an issue stored under it keeps its group
  * (adopt-legacy-issues.ts re-keys it on its next event) instead of every message issue being split anew.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { GroupingInput } from './event-types.ts';
 import { groupingFrames, mainException } from './grouping-frames.ts';
 import { parameterizeMessage } from './parameterize-message.ts';
@@ -98,5 +98,5 @@ function lastValue(event: GroupingInput): string | undefined {
 }
 
 function hashOf(kind: 'default' | 'custom', components: string[]): string {
-  return createHash('sha256').update(JSON.stringify([kind, components])).digest('hex').slice(0, 32);
+  return hash('sha256', JSON.stringify([kind, components]), 'hex').slice(0, 32);
 }

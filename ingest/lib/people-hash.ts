@@ -5,7 +5,7 @@
  *
  * Pass a per-project salt so that the same person has unrelated hashes in different projects.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EventUser } from './event-types.ts';
 
 export interface PeopleHashOptions {
@@ -18,7 +18,7 @@ export interface PeopleHashOptions {
 export function peopleHash(user: EventUser | undefined, options: PeopleHashOptions = {}): string | undefined {
   const identity = identityOf(user, options.ip);
   if (identity === undefined) return undefined;
-  return createHash('sha256').update(`${options.salt ?? ''}\u0000${identity}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${options.salt ?? ''}\u0000${identity}`, 'hex').slice(0, 32);
 }
 
 function identityOf(user: EventUser | undefined, ip: string | undefined): string | undefined {
