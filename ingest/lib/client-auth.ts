@@ -66,16 +66,14 @@ const KEY_CHARS = /^[\x21-\x7e]+$/;
 export function extractClientKey(input: ClientKeyInput): ClientKey {
   const found: Array<{ source: KeySource; key: string }> = [];
   const meta: AuthFields = {};
-  const lower = lowerCaseHeaders(input.headers);
-
   for (const [name, source] of [['x-sentry-auth', 'x-sentry-auth'], ['x-client-auth', 'x-client-auth']] as const) {
-    for (const value of lower.get(name) ?? []) {
+    for (const value of headerValues(input.headers, name)) {
       const fields = parseAuthFields(stripScheme(value, ['sentry', 'client']));
       mergeMeta(meta, fields);
       if (fields.key !== undefined) found.push({ source, key: fields.key });
     }
   }
-  for (const value of lower.get('authorization') ?? []) {
+  for (const value of headerValues(input.headers, 'authorization')) {
     const fields = parseAuthorization(value);
     mergeMeta(meta, fields);
     if (fields.key !== undefined) found.push({ source: 'authorization', key: fields.key });
@@ -194,13 +192,18 @@ function queryValues(v: unknown): string[] {
   return [];
 }
 
-function lowerCaseHeaders(headers: HeaderBag): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const [name, value] of Object.entries(headers)) {
+/**
+ * The values of the header `name` (lowercase), its name matched in any case, in the bag's order. Only the three
+ * names read here are looked for: no copy of every header per request.
+ */
+function headerValues(headers: HeaderBag, name: string): string[] {
+  const out: string[] = [];
+  for (const key in headers) {
+    if (key.length !== name.length || !Object.hasOwn(headers, key) || key.toLowerCase() !== name) continue;
+    const value = headers[key];
     if (value === undefined) continue;
-    const list = out.get(name.toLowerCase()) ?? [];
-    list.push(...(Array.isArray(value) ? value : [value]));
-    out.set(name.toLowerCase(), list);
+    if (Array.isArray(value)) out.push(...value);
+    else out.push(value);
   }
   return out;
 }
