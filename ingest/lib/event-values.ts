@@ -8,6 +8,18 @@ export type Json = Record<string, unknown>;
 /** Record a field that was present but unreadable and therefore dropped. */
 export type DropFn = (path: string) => void;
 
+/**
+ * Deletes `key` from an object a reader is building; returns whether it was there. V8 turns an object that lost a
+ * property into a dictionary, and JSON.stringify of a document holding a single one takes its slow path for the whole
+ * document (the bench's 5.4 KB event: 28 µs instead of 16 µs, for the user whose `{{auto}}` address was removed), so
+ * a reader that removed something returns `{ ...out }`, a plain object again.
+ */
+export function unset<T extends object>(obj: T, key: keyof T & string): boolean {
+  if (!Object.hasOwn(obj, key)) return false;
+  delete obj[key];
+  return true;
+}
+
 export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

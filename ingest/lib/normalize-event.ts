@@ -28,7 +28,7 @@ import { svcError } from '../../core/errors.ts';
 import { EVENT_LEVELS, type EventLevel, type ExceptionValue, type NormalizedEvent } from './event-types.ts';
 import { culpritOf, titleOf } from './event-title.ts';
 import { newEventId, tryNormalizeEventId } from './event-id.ts';
-import { isObject, readIdentifier, type Json } from './event-values.ts';
+import { isObject, readIdentifier, unset, type Json } from './event-values.ts';
 import { mainException } from './grouping-frames.ts';
 import { attachLooseStacktraces, readExceptions, readStacktrace } from './normalize-exception.ts';
 import { readBreadcrumbs, readContexts, readFingerprint, readRequest, readTags, readUser } from './normalize-interfaces.ts';
@@ -80,9 +80,13 @@ export function normalizeEvent(input: unknown, options: NormalizeOptions): Norma
   const drop = (path: string) => void dropped.push(path);
   const data: Json = { ...raw };
   const meta: Json = {};
+  // Whether a key sent was removed from data: then the document is returned as a plain copy (unset, event-values.ts).
+  let removed = false;
+  const remove = (key: string) => void (removed = unset(data, key) || removed);
+  const setData = (key: string, value: unknown) => (value === undefined ? remove(key) : void (data[key] = value));
 
   // Fields only this function may write: a client cannot forge them.
-  for (const key of ['_meta', 'original_timestamp', 'received', 'title', 'culprit', 'type']) delete data[key];
+  for (const key of ['_meta', 'original_timestamp', 'received', 'title', 'culprit', 'type']) remove(key);
   const truncated: Record<string, number> = {};
   const readCut = (wire: string, max: number, cut: boolean): string | undefined => {
     const v = raw[wire];
@@ -117,14 +121,14 @@ export function normalizeEvent(input: unknown, options: NormalizeOptions): Norma
       data[wire] = v;
     } else {
       if (raw[wire] !== undefined && raw[wire] !== null) drop(wire);
-      delete data[wire];
+      remove(wire);
     }
   }
 
   const exceptions = take(readExceptions(raw.exception, drop), [], 'exception', raw.exception, drop);
-  if (attachLooseStacktraces(exceptions, raw, drop)) delete data.stacktrace;
+  if (attachLooseStacktraces(exceptions, raw, drop)) remove('stacktrace');
   if (exceptions.length > 0) data.exception = { values: exceptions };
-  else delete data.exception;
+  else remove('exception');
 
   let message = readMessage(raw.logentry, raw.message);
   if (message === undefined && [raw.logentry, raw.message].some((v) => v !== undefined && v !== null && v !== '')) drop('message');
@@ -132,25 +136,25 @@ export function normalizeEvent(input: unknown, options: NormalizeOptions): Norma
     const synthetic = [...exceptions].reverse().find((e) => e.value);
     if (synthetic?.value) message = { formatted: synthetic.value };
   }
-  delete data.message;
-  delete data.logentry;
+  remove('message');
+  remove('logentry');
   if (message) data.logentry = { ...(message.template !== undefined ? { message: message.template } : {}), ...(message.params ? { params: message.params } : {}), formatted: message.formatted };
 
   const tags = take(readTags(raw.tags, drop), {}, 'tags', raw.tags, drop);
-  setData(data, 'tags', Object.keys(tags).length > 0 ? tags : undefined);
+  setData('tags', Object.keys(tags).length > 0 ? tags : undefined);
   const breadcrumbs = take(readBreadcrumbs(raw.breadcrumbs, drop), [], 'breadcrumbs', raw.breadcrumbs, drop);
-  setData(data, 'breadcrumbs', breadcrumbs.length > 0 ? { values: breadcrumbs } : undefined);
+  setData('breadcrumbs', breadcrumbs.length > 0 ? { values: breadcrumbs } : undefined);
   const userResult = readUser(raw.user, drop);
   if (userResult === undefined && raw.user !== undefined && raw.user !== null) drop('user');
-  setData(data, 'user', userResult?.user);
+  setData('user', userResult?.user);
   const request = readRequest(raw.request, drop);
   if (request === undefined && raw.request !== undefined && raw.request !== null) drop('request');
-  setData(data, 'request', request);
+  setData('request', request);
   const contexts = take(readContexts(raw.contexts, drop), {}, 'contexts', raw.contexts, drop);
-  setData(data, 'contexts', Object.keys(contexts).length > 0 ? contexts : undefined);
+  setData('contexts', Object.keys(contexts).length > 0 ? contexts : undefined);
   const fingerprint = readFingerprint(raw.fingerprint);
   if (fingerprint === undefined && raw.fingerprint !== undefined && raw.fingerprint !== null) drop('fingerprint');
-  setData(data, 'fingerprint', fingerprint);
+  setData('fingerprint', fingerprint);
 
   const grouping = { exceptions, level, message: message?.formatted, transaction: fields.transaction };
   const title = titleOf(grouping);
@@ -167,7 +171,7 @@ export function normalizeEvent(input: unknown, options: NormalizeOptions): Norma
 
   const event: NormalizedEvent = {
     eventId, timestamp, receivedAt: options.receivedAt, type, level, platform, ...fields,
-    exceptions, breadcrumbs, tags, contexts, title, culprit, dropped, data,
+    exceptions, breadcrumbs, tags, contexts, title, culprit, dropped, data: removed ? { ...data } : data,
   };
   if (message) {
     event.message = message.formatted;
@@ -257,9 +261,4 @@ function take<T>(value: T | undefined, fallback: T, path: string, raw: unknown, 
   if (value !== undefined) return value;
   if (raw !== undefined && raw !== null) drop(path);
   return fallback;
-}
-
-function setData(data: Json, key: string, value: unknown) {
-  if (value === undefined) delete data[key];
-  else data[key] = value;
 }

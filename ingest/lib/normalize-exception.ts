@@ -6,7 +6,7 @@
  * @see https://develop.sentry.dev/sdk/data-model/event-payloads/exception/
  */
 import type { ExceptionMechanism, ExceptionValue, StackFrame, Stacktrace } from './event-types.ts';
-import { isObject, readBoolean, readIdentifier, readText, readUint, readValues, type DropFn, type Json } from './event-values.ts';
+import { isObject, readBoolean, readIdentifier, readText, readUint, readValues, unset, type DropFn, type Json } from './event-values.ts';
 
 const MAX_VALUES = 25;
 const MAX_FRAMES = 250;
@@ -31,28 +31,29 @@ export function readExceptions(raw: unknown, drop: DropFn): ExceptionValue[] | u
 function readException(raw: unknown, drop: DropFn, path: string): ExceptionValue | undefined {
   if (!isObject(raw)) return undefined;
   const out: ExceptionValue = { ...raw };
-  setOrDrop(out, 'type', raw.type, readIdentifier(raw.type, 256), drop, path);
+  let removed = setOrDrop(out, 'type', raw.type, readIdentifier(raw.type, 256), drop, path);
   const value = isObject(raw.value) || Array.isArray(raw.value) ? safeJson(raw.value) : raw.value;
-  setOrDrop(out, 'value', raw.value, readText(value, MAX_VALUE_CHARS), drop, path);
-  setOrDrop(out, 'module', raw.module, readIdentifier(raw.module, 256), drop, path);
-  setOrDrop(out, 'mechanism', raw.mechanism, readMechanism(raw.mechanism), drop, path);
-  setOrDrop(out, 'stacktrace', raw.stacktrace, readStacktrace(raw.stacktrace, drop, `${path}.stacktrace`), drop, path);
+  removed = setOrDrop(out, 'value', raw.value, readText(value, MAX_VALUE_CHARS), drop, path) || removed;
+  removed = setOrDrop(out, 'module', raw.module, readIdentifier(raw.module, 256), drop, path) || removed;
+  removed = setOrDrop(out, 'mechanism', raw.mechanism, readMechanism(raw.mechanism), drop, path) || removed;
+  removed = setOrDrop(out, 'stacktrace', raw.stacktrace, readStacktrace(raw.stacktrace, drop, `${path}.stacktrace`), drop, path) || removed;
   if (out.type === undefined && out.value === undefined && (out.stacktrace?.frames.length ?? 0) === 0) return undefined;
-  return out;
+  return removed ? { ...out } : out;
 }
 
 function readMechanism(raw: unknown): ExceptionMechanism | undefined {
   if (!isObject(raw)) return undefined;
   const out: ExceptionMechanism = { ...raw };
+  let removed = false;
   for (const key of ['handled', 'synthetic'] as const) {
     const b = readBoolean(raw[key]);
-    if (b === undefined) delete out[key];
+    if (b === undefined) removed = unset(out, key) || removed;
     else out[key] = b;
   }
   const type = readIdentifier(raw.type, 128);
-  if (type === undefined) delete out.type;
+  if (type === undefined) removed = unset(out, 'type') || removed;
   else out.type = type;
-  return out;
+  return removed ? { ...out } : out;
 }
 
 export function readStacktrace(raw: unknown, drop: DropFn, path: string): Stacktrace | undefined {
@@ -73,27 +74,31 @@ const FRAME_STRINGS = ['filename', 'abs_path', 'function', 'module', 'package', 
 function readFrame(raw: unknown, drop: DropFn, path: string): StackFrame | undefined {
   if (!isObject(raw)) return undefined;
   const out: StackFrame = { ...raw };
-  for (const key of FRAME_STRINGS) setOrDrop(out, key, raw[key], readText(raw[key], 1024), drop, path);
-  setOrDrop(out, 'lineno', raw.lineno, readUint(raw.lineno), drop, path);
-  setOrDrop(out, 'colno', raw.colno, readUint(raw.colno), drop, path);
-  setOrDrop(out, 'in_app', raw.in_app, readBoolean(raw.in_app), drop, path);
+  let removed = false;
+  for (const key of FRAME_STRINGS) removed = setOrDrop(out, key, raw[key], readText(raw[key], 1024), drop, path) || removed;
+  removed = setOrDrop(out, 'lineno', raw.lineno, readUint(raw.lineno), drop, path) || removed;
+  removed = setOrDrop(out, 'colno', raw.colno, readUint(raw.colno), drop, path) || removed;
+  removed = setOrDrop(out, 'in_app', raw.in_app, readBoolean(raw.in_app), drop, path) || removed;
   for (const key of ['pre_context', 'post_context'] as const) {
     const v = raw[key];
     const lines = Array.isArray(v) ? v.map((l) => (typeof l === 'string' ? l : '')) : undefined;
-    setOrDrop(out, key, v, lines, drop, path);
+    removed = setOrDrop(out, key, v, lines, drop, path) || removed;
   }
-  setOrDrop(out, 'vars', raw.vars, isObject(raw.vars) ? raw.vars : undefined, drop, path);
-  return out;
+  removed = setOrDrop(out, 'vars', raw.vars, isObject(raw.vars) ? raw.vars : undefined, drop, path) || removed;
+  return removed ? { ...out } : out;
 }
 
-/** Set `out[key]` to the clean value; when the raw value was present but unreadable, delete it and record it. */
-function setOrDrop<T extends Json, K extends keyof T & string>(out: T, key: K, raw: unknown, clean: T[K] | undefined, drop: DropFn, path: string) {
+/**
+ * Set `out[key]` to the clean value; when the raw value was present but unreadable, delete it and record it. True when
+ * a key was removed (the reader then returns a plain copy: unset, event-values.ts).
+ */
+function setOrDrop<T extends Json, K extends keyof T & string>(out: T, key: K, raw: unknown, clean: T[K] | undefined, drop: DropFn, path: string): boolean {
   if (clean !== undefined) {
     out[key] = clean;
-    return;
+    return false;
   }
-  delete out[key];
   if (raw !== undefined && raw !== null) drop(`${path}.${key}`);
+  return unset(out, key);
 }
 
 function safeJson(v: unknown): string | undefined {

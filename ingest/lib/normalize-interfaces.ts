@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import type { Breadcrumb, EventRequest, EventUser, StringPairs } from './event-types.ts';
-import { isObject, readIdentifier, readPairs, readStringMap, readText, readValues, type DropFn } from './event-values.ts';
+import { isObject, readIdentifier, readPairs, readStringMap, readText, readValues, unset, type DropFn } from './event-values.ts';
 import { parseTimestamp } from './parse-timestamp.ts';
 
 const MAX_BREADCRUMBS = 100;
@@ -31,19 +31,20 @@ export function readBreadcrumbs(raw: unknown, drop: DropFn): Breadcrumb[] | unde
       continue;
     }
     const crumb: Breadcrumb = { ...b };
+    let removed = false;
     const ts = parseTimestamp(b.timestamp);
     if (ts) crumb.timestamp = ts.toISOString();
-    else delete crumb.timestamp;
+    else removed = unset(crumb, 'timestamp') || removed;
     for (const key of ['type', 'category', 'level'] as const) {
       const v = readIdentifier(b[key], 128);
-      if (v === undefined) delete crumb[key];
+      if (v === undefined) removed = unset(crumb, key) || removed;
       else crumb[key] = v;
     }
     const message = readText(b.message, 8192);
-    if (message === undefined) delete crumb.message;
+    if (message === undefined) removed = unset(crumb, 'message') || removed;
     else crumb.message = message;
-    if (!isObject(b.data)) delete crumb.data;
-    out.push(crumb);
+    if (!isObject(b.data)) removed = unset(crumb, 'data') || removed;
+    out.push(removed ? { ...crumb } : crumb);
   }
   return out;
 }
@@ -59,29 +60,31 @@ export function readUser(raw: unknown, drop: DropFn): UserResult | undefined {
   if (!isObject(raw)) return undefined;
   const user: EventUser = { ...raw };
   let autoIp = false;
+  let removed = false;
   for (const key of ['id', 'username', 'email', 'name'] as const) {
     if (raw[key] === undefined || raw[key] === null) {
-      delete user[key];
+      removed = unset(user, key) || removed;
       continue;
     }
     const v = readIdentifier(raw[key], 256);
     if (v === undefined) {
-      delete user[key];
+      removed = unset(user, key) || removed;
       drop(`user.${key}`);
     } else user[key] = v;
   }
   const ip = raw.ip_address;
   if (ip === '{{auto}}') {
     autoIp = true;
-    delete user.ip_address;
+    removed = unset(user, 'ip_address') || removed;
   } else if (ip !== undefined && ip !== null) {
     if (typeof ip === 'string' && isIP(ip.trim()) !== 0) user.ip_address = ip.trim();
     else {
-      delete user.ip_address;
+      removed = unset(user, 'ip_address') || removed;
       drop('user.ip_address');
     }
-  } else delete user.ip_address;
-  return { user: Object.keys(user).length > 0 ? user : undefined, autoIp };
+  } else removed = unset(user, 'ip_address') || removed;
+  if (Object.keys(user).length === 0) return { user: undefined, autoIp };
+  return { user: removed ? { ...user } : user, autoIp };
 }
 
 /** Request: method uppercased; url, query_string, cookies, headers (→ pairs), data, env, fragment checked. */
@@ -89,14 +92,16 @@ export function readRequest(raw: unknown, drop: DropFn): EventRequest | undefine
   if (!isObject(raw)) return undefined;
   const req: EventRequest = { ...raw };
   const method = readIdentifier(raw.method, 32);
-  assign(req, 'method', raw.method, method?.toUpperCase(), drop);
-  assign(req, 'url', raw.url, readText(raw.url, 8192), drop);
-  assign(req, 'fragment', raw.fragment, readText(raw.fragment, 1024), drop);
-  assign(req, 'query_string', raw.query_string, readQueryLike(raw.query_string, drop, 'request.query_string'), drop);
-  assign(req, 'cookies', raw.cookies, readQueryLike(raw.cookies, drop, 'request.cookies'), drop);
-  assign(req, 'headers', raw.headers, readPairs(raw.headers, 8192, drop, 'request.headers'), drop);
-  assign(req, 'env', raw.env, isObject(raw.env) ? raw.env : undefined, drop);
-  return req;
+  const removed = [
+    assign(req, 'method', raw.method, method?.toUpperCase(), drop),
+    assign(req, 'url', raw.url, readText(raw.url, 8192), drop),
+    assign(req, 'fragment', raw.fragment, readText(raw.fragment, 1024), drop),
+    assign(req, 'query_string', raw.query_string, readQueryLike(raw.query_string, drop, 'request.query_string'), drop),
+    assign(req, 'cookies', raw.cookies, readQueryLike(raw.cookies, drop, 'request.cookies'), drop),
+    assign(req, 'headers', raw.headers, readPairs(raw.headers, 8192, drop, 'request.headers'), drop),
+    assign(req, 'env', raw.env, isObject(raw.env) ? raw.env : undefined, drop),
+  ].includes(true);
+  return removed ? { ...req } : req;
 }
 
 /** A query string or cookie jar: a string (a leading `?` removed), an object of strings, or pairs. */
@@ -135,10 +140,12 @@ export function readFingerprint(raw: unknown): string[] | undefined {
   return out;
 }
 
-function assign<K extends keyof EventRequest & string>(req: EventRequest, key: K, raw: unknown, clean: EventRequest[K] | undefined, drop: DropFn) {
-  if (clean !== undefined) req[key] = clean;
-  else {
-    delete req[key];
-    if (raw !== undefined && raw !== null) drop(`request.${key}`);
+/** Sets the clean value, or removes the key (recording a drop when a value was sent); true when a key was removed. */
+function assign<K extends keyof EventRequest & string>(req: EventRequest, key: K, raw: unknown, clean: EventRequest[K] | undefined, drop: DropFn): boolean {
+  if (clean !== undefined) {
+    req[key] = clean;
+    return false;
   }
+  if (raw !== undefined && raw !== null) drop(`request.${key}`);
+  return unset(req, key);
 }
