@@ -13,10 +13,11 @@ const M = DAY_WINDOW;
 // touches is in KEYS (a Redis Cluster refuses a script that builds key names); all share the team's hash tag.
 // KEYS: 1 reservations zset, 2 in-flight hash, 3 team month hash, then per key of the batch: its window hash, its
 // month hash. ARGV: month, ttl ms, settles n, reserves n, keys n, then the batch's key ids (in KEYS order); per
-// settle 4 values: key index (0-based), reservation member ('' = none), tokens, dollars; per reserve 9 values: key
-// index, rpm, rpd, tokens, dollars, team tokens (-1 = none), est tokens, est dollars, reservation member. Returns
-// per settle {key tokens, key dollars}, then the team tokens after the settles, then per reserve
-// {1, member, '', '', ''} or {0, code, limit, used, retry ms}.
+// settle 4 values: key index (0-based), reservation member ('' = none), tokens, dollars; per reserve 5 values: key
+// index, limits 'rpm|rpd|tokens|dollars|team tokens' (-1 = none; the same text for every call of a key, read once
+// per script), est tokens, est dollars, reservation member. Returns per settle {key tokens, key dollars}, then the
+// team tokens after the settles, then per reserve 1 (admitted under its member) or {0, code, limit, used, retry ms}.
+// (Few arguments and answers per call: the client's cost of a script grows with their number.)
 export const EXCHANGE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -155,12 +156,19 @@ for i = 0, nS - 1 do
 end
 push(F(nS > 0 and hash(KEYS[3]).t or 0))
 
+local limits = {}
 for i = 0, nR - 1 do
-  local a = A + 4 * nS + 9 * i
+  local a = A + 4 * nS + 5 * i
   local j = tonumber(ARGV[a])
   local wk, km, f = KEYS[4 + 2 * j], KEYS[5 + 2 * j], kf(j)
-  local rpmL, rpdL, tokL, dolL, teamL = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
-  local estT, estD, member = tonumber(ARGV[a + 6]), tonumber(ARGV[a + 7]), ARGV[a + 8]
+  local lim = limits[ARGV[a + 1]]
+  if not lim then
+    local r, d, t, dl, tm = string.match(ARGV[a + 1], '^(.-)|(.-)|(.-)|(.-)|(.-)$')
+    lim = { tonumber(r), tonumber(d), tonumber(t), tonumber(dl), tonumber(tm) }
+    limits[ARGV[a + 1]] = lim
+  end
+  local rpmL, rpdL, tokL, dolL, teamL = lim[1], lim[2], lim[3], lim[4], lim[5]
+  local estT, estD, member = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
   local refused = false
   local w
   if rpmL >= 0 or rpdL >= 0 then
@@ -187,7 +195,7 @@ for i = 0, nR - 1 do
       move('kd|' .. f, estD)
       move('tt|' .. month, estT)
       redis.call('ZADD', KEYS[1], now + ttl, member)
-      push(1, member, '', '', '')
+      out[#out + 1] = 1
     end
   end
 end

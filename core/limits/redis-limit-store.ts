@@ -65,6 +65,17 @@ return {count('s', ${S.bucketMs}, ${S.buckets}), count('m', ${M.bucketMs}, ${M.b
 
 const none = (n: number | undefined) => (n === undefined ? -1 : n);
 
+/** A reserve's limits as the exchange script takes them, one text per key's limits and team limit (memoised). */
+const limitsTexts = new WeakMap<KeyLimits, { team: number | undefined; text: string }>();
+function limitsArg(s: LimitSubject): string {
+  const known = limitsTexts.get(s.key);
+  if (known && known.team === s.teamTokensPerMonth) return known.text;
+  const k = s.key;
+  const text = `${none(k.requestsPerMinute)}|${none(k.requestsPerDay)}|${none(k.tokensPerMonth)}|${none(k.dollarsPerMonth)}|${none(s.teamTokensPerMonth)}`;
+  limitsTexts.set(s.key, { team: s.teamTokensPerMonth, text });
+  return text;
+}
+
 type Script = (...a: (string | number)[]) => Promise<string[]>;
 
 /** Reservation ids: this process's random prefix and a counter (unique across nodes, cheaper than a UUID). */
@@ -143,23 +154,28 @@ export class RedisLimitStore implements LimitStore {
         const { subject: s, reservationId, actual } = settlements[i];
         items.push(indexOf(s.keyId), reservationId, Math.round(actual.tokens), actual.dollars);
       }
-      for (const i of reserves) {
+      const members: string[] = new Array(reserves.length);
+      reserves.forEach((i, j) => {
         const { subject: s, estimate: est } = reservations[i];
         const tokens = Math.round(est.tokens);
-        items.push(indexOf(s.keyId), none(s.key.requestsPerMinute), none(s.key.requestsPerDay), none(s.key.tokensPerMonth), none(s.key.dollarsPerMonth), none(s.teamTokensPerMonth),
-          tokens, est.dollars, `${ID_PREFIX}${(++idSeq).toString(36)}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`);
-      }
+        members[j] = `${ID_PREFIX}${(++idSeq).toString(36)}|${s.keyId}|${s.month}|${tokens}|${est.dollars}`;
+        items.push(indexOf(s.keyId), limitsArg(s), tokens, est.dollars, members[j]);
+      });
       const keys = [`${base}res`, `${base}fl`, `${base}t:m:${first.month}`, ...keyIds.flatMap((k) => [`${base}k:${k}:w`, `${base}k:${k}:m:${first.month}`])];
       const args = [first.month, ttlMs, settles.length, reserves.length, keyIds.length, ...keyIds, ...items];
       const r = await this.#run('svcLimitExchange', keys.length, ...keys, ...args);
       const team = Number(r[2 * settles.length]);
       settles.forEach((i, j) => (totals[i] = { keyTokens: Number(r[2 * j]), keyDollars: Number(r[2 * j + 1]), teamTokens: team }));
-      const at = 2 * settles.length + 1;
+      // Per reserve: 1 when admitted, else five values.
+      let at = 2 * settles.length + 1;
       reserves.forEach((i, j) => {
-        const f = r.slice(at + 5 * j, at + 5 * j + 5);
-        results[i] = Number(f[0]) === 1
-          ? { ok: true, reservationId: String(f[1]) }
-          : { ok: false, code: f[1] as LimitCode, limit: Number(f[2]), used: Number(f[3]), retryAfterMs: Number(f[4]) };
+        if (Number(r[at]) === 1) {
+          results[i] = { ok: true, reservationId: members[j] };
+          at += 1;
+        } else {
+          results[i] = { ok: false, code: r[at + 1] as LimitCode, limit: Number(r[at + 2]), used: Number(r[at + 3]), retryAfterMs: Number(r[at + 4]) };
+          at += 5;
+        }
       });
     }));
     return { totals, results };
