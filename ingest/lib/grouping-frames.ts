@@ -41,19 +41,31 @@ export interface GroupingFrame {
 
 /** The frames nearest the raise that grouping uses, oldest first, at most `count`. */
 export function groupingFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT, keepCase = false): GroupingFrame[] {
-  return usableFrames(exception, count).map((f) => toGroupingFrame(f, keepCase)).filter((g) => g !== undefined);
+  // Each frame read once: whether a frame is usable does not depend on the case kept.
+  const pool = framePool(exception);
+  const out: GroupingFrame[] = [];
+  for (let i = pool.length - 1; i >= 0 && out.length < count; i--) {
+    const g = toGroupingFrame(pool[i], keepCase);
+    if (g) out.push(g);
+  }
+  return out.reverse();
 }
 
 /** The frames as sent that groupingFrames reads, oldest first, at most `count`. */
 export function usableFrames(exception: ExceptionValue | undefined, count = GROUPING_FRAME_COUNT): StackFrame[] {
-  const frames = exception?.stacktrace?.frames ?? [];
-  const inApp = frames.filter((f) => f.in_app === true);
-  const pool = inApp.length > 0 ? inApp : frames;
+  const pool = framePool(exception);
   const out: StackFrame[] = [];
   for (let i = pool.length - 1; i >= 0 && out.length < count; i--) {
     if (toGroupingFrame(pool[i])) out.push(pool[i]);
   }
   return out.reverse();
+}
+
+/** The in-app frames, or all of them when none is. */
+function framePool(exception: ExceptionValue | undefined): StackFrame[] {
+  const frames = exception?.stacktrace?.frames ?? [];
+  const inApp = frames.filter((f) => f.in_app === true);
+  return inApp.length > 0 ? inApp : frames;
 }
 
 export function toGroupingFrame(frame: StackFrame, keepCase = false): GroupingFrame | undefined {
