@@ -83,6 +83,9 @@ describe('readTextDelta (the text-delta fast path)', () => {
     for (const text of ['Hello', '', 'a "quoted" word', 'back\\slash', 'line\nbreak', 'emoji 🦊 ünï', '}}', '","x":"y', '\u2028']) {
       for (const index of [0, 7, 123]) {
         expect(readTextDelta(wire(index, text))).toEqual({ index, text });
+        // As the SSE parser hands it over: a slice of the chunk's text.
+        const chunk = `event: content_block_delta\ndata: ${wire(index, text)}\n\n`;
+        expect(readTextDelta(chunk.slice(chunk.indexOf('{'), chunk.lastIndexOf('}') + 1))).toEqual({ index, text });
       }
     }
   });
@@ -100,6 +103,7 @@ describe('readTextDelta (the text-delta fast path)', () => {
       `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"raw${'\n'}line break"}}`,
       '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"}}',
     ];
+    others.push('', '}', '}}', '{"type":"content_block_delta","index":}}', '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text"}}');
     for (const data of others) expect(readTextDelta(data), data).toBeUndefined();
   });
 

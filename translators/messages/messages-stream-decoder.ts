@@ -26,11 +26,14 @@ const TEXT_DELTA_MID = ',"delta":{"type":"text_delta","text":';
  * returns undefined and goes through JSON.parse; the text literal itself is always read by JSON.parse.
  */
 export function readTextDelta(data: string): { index: number; text: string } | undefined {
-  if (!data.startsWith(TEXT_DELTA_HEAD) || !data.endsWith('}}')) return undefined;
+  // The fixed parts are compared as slices: String#startsWith measured about three times slower on the strings
+  // the SSE parser makes (slices of the chunk's text).
+  const end = data.length;
+  if (data.charCodeAt(end - 1) !== 125 || data.charCodeAt(end - 2) !== 125 || data.slice(0, TEXT_DELTA_HEAD.length) !== TEXT_DELTA_HEAD) return undefined;
   let i = TEXT_DELTA_HEAD.length;
   const digits = i;
   while (i < data.length && data.charCodeAt(i) >= 48 && data.charCodeAt(i) <= 57) i++;
-  if (i === digits || i - digits > 6 || !data.startsWith(TEXT_DELTA_MID, i)) return undefined;
+  if (i === digits || i - digits > 6 || data.slice(i, i + TEXT_DELTA_MID.length) !== TEXT_DELTA_MID) return undefined;
   const from = i + TEXT_DELTA_MID.length;
   const to = data.length - 2;
   if (data.charCodeAt(from) !== 34 || data.charCodeAt(to - 1) !== 34 || to - from < 2) return undefined;
