@@ -158,9 +158,12 @@ export async function pipeTranslated(
       else if (ev.type === 'usage') usage = mergeUsage(usage, ev.usage);
       else if (ev.type === 'stop') complete = true;
       else if (ev.type === 'error') error = ev.error;
+      // Every encoder makes a stream's final event from its stop or its error (or at its end, after the hold
+      // below): the frames of other events are not looked at (the text of each frame, on every delta).
+      const mayEnd = ev.type === 'stop' || ev.type === 'error';
       for (const o of encoder.push(ev)) {
         const f = client.frame(o);
-        if (!sink.holding && isFinalEvent(clientStyle, f)) {
+        if (mayEnd && !sink.holding && isFinalEvent(clientStyle, f)) {
           void sink.write(pending);
           sink.hold();
           pending = '';
