@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/db/db.ts';
 import type { QueuedEvent } from './queued-event.ts';
-import { queuedEventCodec } from './queued-event-codec.ts';
+import { encodeQueuedEvents, queuedEventCodec } from './queued-event-codec.ts';
 
 /** How long the inserting node has to process its rows before any node's sweep may claim them. */
 export const INBOX_LEASE_SECONDS = 30;
@@ -21,22 +21,16 @@ const INSERT = `INSERT INTO ingest_inbox (id, project_id, event_id, received_at,
 /** Commits the events to the inbox; returns their row ids, in order. */
 export async function insertInbox(db: Db, events: readonly QueuedEvent[]): Promise<string[]> {
   const ids = events.map(() => randomUUID());
-  const parts = events.map((e) => queuedEventCodec.encode(e));
-  const starts: number[] = [];
-  let at = 1;
-  for (const part of parts) {
-    starts.push(at);
-    at += part.length;
-  }
+  const { bytes, starts, lengths } = encodeQueuedEvents(events);
   // Named: prepared once per connection, then only bound and executed (no parsing or planning per group).
   await db.query(INSERT, [
     ids,
     events.map((e) => e.project.id),
     events.map((e) => e.eventId),
     events.map((e) => new Date(e.receivedAt).toISOString()),
-    Buffer.concat(parts),
-    starts,
-    parts.map((part) => part.length),
+    bytes,
+    starts.map((start) => start + 1), // substring counts from 1
+    lengths,
   ], { name: 'ingest-inbox-insert' });
   return ids;
 }
