@@ -6,17 +6,14 @@
  * until it settles.
  */
 import type { Dispatcher } from 'undici';
+import { Fifo } from '../../core/fifo.ts';
 
 type OnChunk = (chunk: Buffer) => Promise<void> | undefined;
 
-/** Put in the place of a delivered chunk, so that the queue does not keep it alive. */
-const EMPTY = Buffer.alloc(0);
-
 export class UpstreamBody {
   #controller: Dispatcher.DispatchController;
-  /** Chunks waiting for the consumer, from #next on: read by index, since Array#shift moves every element left. */
-  #queued: Buffer[] = [];
-  #next = 0;
+  /** Chunks waiting for the consumer (a Fifo: Array#shift moves every element left, quadratic in a long queue). */
+  #queued = new Fifo<Buffer>();
   #ended = false;
   #error: unknown;
   #onChunk: OnChunk | undefined;
@@ -98,8 +95,7 @@ export class UpstreamBody {
   /** The consumer failed: it gets its own error, and the upstream request is aborted. */
   #stop(err: unknown): void {
     const abort = !this.#ended;
-    this.#queued = [];
-    this.#next = 0;
+    this.#queued = new Fifo<Buffer>();
     this.fail(err);
     if (abort) this.#controller.abort(err instanceof Error ? err : new Error('upstream body discarded'));
   }
@@ -129,19 +125,14 @@ export class UpstreamBody {
   #flush(): void {
     if (this.#onChunk === undefined) return;
     while (this.#waiting === undefined && this.#hasQueued()) {
-      const chunk = this.#queued[this.#next];
-      this.#queued[this.#next++] = EMPTY;
-      if (this.#next === this.#queued.length) {
-        this.#queued = [];
-        this.#next = 0;
-      }
+      const chunk = this.#queued.shift() as Buffer;
       this.#deliver(chunk);
     }
     if (this.#waiting === undefined && !this.#hasQueued() && this.#ended) this.#settle();
   }
 
   #hasQueued(): boolean {
-    return this.#next < this.#queued.length;
+    return this.#queued.length > 0;
   }
 
   #settle(): void {
