@@ -13,13 +13,16 @@ import type { Counters, HitResult, HitsResult } from './counters.ts';
 import { openRedis, type ConnectionOptions, type RedisClient } from './redis-client.ts';
 import { parseRedisUrl, type RedisTarget } from './redis-url.ts';
 
-// Sliding-window log: members are unique per hit, scored by Redis time in ms.
-const HIT = `
+// Sliding-window log: members are unique per hit, scored by Redis time in ms. Both scripts start by dropping the hits
+// that left the window (ARGV[2] ms) and counting the rest.
+const TRIM_WINDOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
+local count = redis.call('ZCARD', KEYS[1])`;
+
+const HIT = `${TRIM_WINDOW}
 if count >= tonumber(ARGV[1]) then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {0, count, tonumber(oldest[2]) + window - now}
@@ -29,12 +32,7 @@ redis.call('PEXPIRE', KEYS[1], window)
 return {1, count + 1, 0}`;
 
 // The same for ARGV[4] hits at once: as many as the window has room for, members ARGV[3]:1, ARGV[3]:2…
-const HIT_MANY = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
+const HIT_MANY = `${TRIM_WINDOW}
 local n = tonumber(ARGV[4])
 local take = math.max(0, math.min(n, tonumber(ARGV[1]) - count))
 for i = 1, take do redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i) end
