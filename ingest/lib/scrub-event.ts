@@ -133,20 +133,41 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
 
   const filtered = (v: unknown): unknown => (v === null || v === undefined || typeof v === 'boolean' ? v : FILTERED);
 
-  const walk = (value: unknown, depth: number): unknown => {
+  const leaf = (value: unknown): unknown => {
     if (typeof value === 'string') return scrubText(value);
     if (typeof value === 'number') return Number.isSafeInteger(value) && value > 1e12 && isCardNumber(String(value)) ? FILTERED : value;
-    if (typeof value !== 'object' || value === null) return value;
+    return value;
+  };
+
+  /**
+   * Scrubs a value: into new containers when `copy`, else into the containers it is given (only what changes is
+   * written there).
+   */
+  const walk = (value: unknown, depth: number, copy: boolean): unknown => {
+    if (typeof value !== 'object' || value === null) return leaf(value);
     if (depth >= MAX_DEPTH) return TRUNCATED;
     if (Array.isArray(value)) {
-      if (isPairList(value)) return value.map(([k, v]) => [scrubText(k), isSensitiveKey(k) ? filtered(v) : walk(v, depth + 2)]);
-      return value.map((v) => walk(v, depth + 1));
+      const out: unknown[] = copy ? [] : value;
+      const pairs = isPairList(value);
+      for (let i = 0; i < value.length; i++) {
+        if (!pairs) {
+          out[i] = walk(value[i], depth + 1, copy);
+          continue;
+        }
+        const pair = value[i] as [string, unknown];
+        const clean = isSensitiveKey(pair[0]) ? filtered(pair[1]) : walk(pair[1], depth + 2, copy);
+        if (copy) out[i] = [scrubText(pair[0]), clean];
+        else [pair[0], pair[1]] = [scrubText(pair[0]), clean];
+      }
+      return out;
     }
-    const out: Record<string, unknown> = {};
-    for (const k in value) {
-      if (!Object.hasOwn(value, k)) continue;
-      const v = (value as Record<string, unknown>)[k];
-      const clean = isSensitiveKey(k) ? filtered(v) : walk(v, depth + 1);
+    const obj = value as Record<string, unknown>;
+    const out: Record<string, unknown> = copy ? {} : obj;
+    for (const k in obj) {
+      if (!Object.hasOwn(obj, k)) continue;
+      const v = obj[k];
+      const clean = isSensitiveKey(k) ? filtered(v) : walk(v, depth + 1, copy);
+      if (!copy && clean === v) continue;
       // Plain assignment is several times faster; only a "__proto__" key needs defineProperty to stay data.
       if (k === '__proto__') Object.defineProperty(out, k, { value: clean, enumerable: true, writable: true, configurable: true });
       else out[k] = clean;
@@ -154,35 +175,7 @@ export function createScrubber(extraKeys: readonly string[] = []): Scrubber {
     return out;
   };
 
-  /** walk, writing into the containers it is given instead of copying them (only what changes is written). */
-  const walkInPlace = (value: unknown, depth: number): unknown => {
-    if (typeof value !== 'object' || value === null) return walk(value, depth);
-    if (depth >= MAX_DEPTH) return TRUNCATED;
-    if (Array.isArray(value)) {
-      if (isPairList(value)) {
-        for (const pair of value) {
-          const k = pair[0];
-          pair[1] = isSensitiveKey(k) ? filtered(pair[1]) : walkInPlace(pair[1], depth + 2);
-          pair[0] = scrubText(k);
-        }
-      } else {
-        for (let i = 0; i < value.length; i++) value[i] = walkInPlace(value[i], depth + 1);
-      }
-      return value;
-    }
-    const obj = value as Record<string, unknown>;
-    for (const k in obj) {
-      if (!Object.hasOwn(obj, k)) continue;
-      const v = obj[k];
-      const clean = isSensitiveKey(k) ? filtered(v) : walkInPlace(v, depth + 1);
-      if (clean === v) continue;
-      if (k === '__proto__') Object.defineProperty(obj, k, { value: clean, enumerable: true, writable: true, configurable: true });
-      else obj[k] = clean;
-    }
-    return obj;
-  };
-
-  return { scrub: (value) => walk(value, 0), scrubInPlace: (value) => walkInPlace(value, 0), isSensitiveKey, scrubText };
+  return { scrub: (value) => walk(value, 0, true), scrubInPlace: (value) => walk(value, 0, false), isSensitiveKey, scrubText };
 }
 
 const CACHE_LIMIT = 64;
