@@ -6,12 +6,13 @@
  * With SVC_METRICS=off, `enabled` is false: the surfaces skip their observations (the families stay empty) and
  * /metrics is not mounted.
  */
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { Db } from '../db/db.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { HttpMetrics } from './http-metrics.ts';
 import { IngestMetrics } from './ingest-metrics.ts';
 import { ModelLabels } from './model-labels.ts';
+import { registerProcessMetrics } from './process-metrics.ts';
 import { registerWriterMetrics } from './writer-metrics.ts';
 
 export class NodeMetrics {
@@ -25,7 +26,7 @@ export class NodeMetrics {
   constructor(opts: { enabled: boolean; db?: Db }) {
     this.enabled = opts.enabled;
     if (!this.enabled) return;
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
     for (const f of [...this.http.families(), ...this.gateway.families(), ...this.ingest.families()]) this.registry.registerMetric(f as never);
     registerWriterMetrics(this.registry);
     const db = opts.db;
