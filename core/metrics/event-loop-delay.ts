@@ -6,7 +6,8 @@
  *
  * A figure is how late the sampling timer fired: Node records the whole time between two samples, and so did
  * prom-client's figures (an idle node showed a delay of about 10 ms, its interval); here the interval is taken off.
- * A scrape reads the delays seen since the scrape before. One that comes sooner than a sample (two scrapers, or a
+ * A scrape reads the delays seen since the scrape before (Node times again from the first sample after the reset,
+ * so the wait up to it is not counted, as with prom-client). One that comes sooner than a sample (two scrapers, or a
  * scrape right after another) finds none: it repeats the last figures instead of reporting NaN, which prom-client
  * renders as `Nan`, outside the text format.
  */
