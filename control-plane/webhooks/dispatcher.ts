@@ -1,6 +1,8 @@
 /**
- * The webhook dispatcher, a scheduler job (one leader node at a time; every 500 ms, and at once when an emitter
- * announces new rows on the counters' pub/sub). Each pass:
+ * The webhook dispatcher, a scheduler job (one leader node at a time). A pass runs at once when an emitter announces
+ * new rows on the counters' pub/sub, when a retry this node scheduled comes due, and every FALLBACK_POLL_MS for the
+ * rest: an announcement lost while Redis restarted, the retries a previous leader scheduled, a lease that ran out.
+ * (It polled every 500 ms before: four statements a second, about 3 ms of CPU a second on an idle node.) Each pass:
  *   1. fan-out: new outbox rows become one webhook_deliveries row per matching webhook of the team (the event kinds
  *      it subscribed to, or `*`; a `webhook.test` event goes only to the webhook it names), and are marked dispatched;
  *   2. delivery: due deliveries are claimed with a lease (FOR UPDATE SKIP LOCKED, so two passes or two nodes never
@@ -20,6 +22,10 @@ import { DELIVERY_TIMEOUT_MS, deliverWebhook, webhookAgent, type AttemptOutcome 
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
 
 export const DISPATCH_JOB = 'webhooks.dispatch';
+/** How often the leader looks for work that nothing announced. */
+export const FALLBACK_POLL_MS = 5000;
+/** Retry times kept for wake-ups; past this many, the later ones wait for the fallback poll. */
+const MAX_WAKES = 1024;
 
 export interface DispatcherOptions {
   pollMs?: number;
@@ -28,6 +34,8 @@ export interface DispatcherOptions {
   /** Deliveries claimed (and sent in parallel) per round. */
   batchSize?: number;
   random?: () => number;
+  /** Milliseconds before the next attempt after failed attempt n, or null to give up (default retry-schedule.ts). */
+  retryDelayMs?: (attempt: number) => number | null;
   /** How the delivery agent resolves names and which addresses it treats as public (tests; core/net/guarded-agent.ts). */
   guard?: Pick<GuardOptions, 'resolve' | 'exempt'>;
 }
@@ -82,7 +90,11 @@ export class WebhookDispatcher {
   #maxAttempts: number;
   #batchSize: number;
   #pollMs: number;
-  #random: () => number;
+  #retryDelayMs: (attempt: number) => number | null;
+  #isLeader: () => boolean = () => false;
+  /** When the retries this node scheduled come due (Date.now() ms, ascending), and the timer of the first. */
+  #wakes: number[] = [];
+  #wakeTimer: NodeJS.Timeout | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   #queued: Promise<PassResult> | null = null;
   #stopped = false;
@@ -92,8 +104,9 @@ export class WebhookDispatcher {
     this.#timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.#maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
     this.#batchSize = opts.batchSize ?? 16;
-    this.#pollMs = opts.pollMs ?? 500;
-    this.#random = opts.random ?? Math.random;
+    this.#pollMs = opts.pollMs ?? FALLBACK_POLL_MS;
+    const random = opts.random ?? Math.random;
+    this.#retryDelayMs = opts.retryDelayMs ?? ((attempt) => retryDelayMs(attempt, this.#maxAttempts, random));
     this.#agent = webhookAgent(ctx.config.allowPrivateWebhooks, this.#timeoutMs, opts.guard);
   }
 
@@ -102,8 +115,9 @@ export class WebhookDispatcher {
     return { name: DISPATCH_JOB, everyMs: this.#pollMs, run: async () => void (await this.runOnce()) };
   }
 
-  /** Wakes a pass as soon as an emitter announces rows (announceEvents), on the leader only. */
+  /** Wakes a pass as soon as an emitter announces rows (announceEvents), or a scheduled retry is due; on the leader only. */
   async listen(isLeader: () => boolean): Promise<void> {
+    this.#isLeader = isLeader;
     await this.#ctx.counters.subscribe(OUTBOX_CHANNEL, () => {
       if (this.#stopped || !isLeader()) return;
       this.runOnce().catch((err) => this.#ctx.log.error({ err }, 'webhook dispatch failed'));
@@ -128,6 +142,7 @@ export class WebhookDispatcher {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    clearTimeout(this.#wakeTimer);
     await this.#tail;
     await this.#agent.close().catch(() => {});
   }
@@ -176,7 +191,7 @@ export class WebhookDispatcher {
 
   async #record(c: Claimed, o: AttemptOutcome): Promise<'delivered' | 'retried' | 'failed'> {
     const now = this.#ctx.clock.now();
-    const delay = o.ok ? null : retryDelayMs(c.attempts, this.#maxAttempts, this.#random);
+    const delay = o.ok ? null : this.#retryDelayMs(c.attempts);
     const state = o.ok ? 'delivered' : delay === null ? 'failed' : 'retried';
     try {
       await this.#ctx.db.tx(async (q) => {
@@ -192,6 +207,29 @@ export class WebhookDispatcher {
       this.#ctx.log.debug({ err, delivery: c.id }, 'could not record a webhook attempt');
     }
     if (!o.ok) this.#ctx.log.info({ delivery: c.id, attempt: c.attempts, status: o.status, outcome: state }, 'webhook delivery attempt failed');
+    if (state === 'retried') this.#wakeIn(delay as number);
     return state;
+  }
+
+  /** A pass when a retry comes due (a little after: its time is compared with the clock's in the claim). */
+  #wakeIn(ms: number): void {
+    if (this.#stopped || this.#wakes.length >= MAX_WAKES) return;
+    const at = Date.now() + ms + 10;
+    let i = this.#wakes.length;
+    while (i > 0 && this.#wakes[i - 1] > at) i--;
+    this.#wakes.splice(i, 0, at);
+    if (i === 0) this.#armWake();
+  }
+
+  #armWake(): void {
+    clearTimeout(this.#wakeTimer);
+    this.#wakeTimer = undefined;
+    if (this.#stopped || this.#wakes.length === 0) return;
+    this.#wakeTimer = setTimeout(() => {
+      const now = Date.now();
+      while (this.#wakes.length > 0 && this.#wakes[0] <= now) this.#wakes.shift();
+      this.#armWake();
+      if (!this.#stopped && this.#isLeader()) this.runOnce().catch((err) => this.#ctx.log.error({ err }, 'webhook dispatch failed'));
+    }, Math.max(0, this.#wakes[0] - Date.now())).unref();
   }
 }
