@@ -88,9 +88,9 @@ const INTRO = `## Error ingest
 Figures: \`npm run bench -- ingest --write\` (add \`--seconds 60\` for the sustained run, \`--concurrency 50\` for the
 issue's configuration; \`DATABASE_URL\` and \`REDIS_URL\` for the Postgres run; \`--cpu-prof DIR\` writes svc's CPU
 profiles). The targets, on this 2-core machine with real Postgres, durability on (an event is answered once it is
-committed to \`ingest_inbox\`): at least 4,000 events/s sustained for 60 s with nothing lost, at most 200 µs of svc
-CPU and 100 µs of Postgres CPU per event (issue 14), and at least 80 % of the events/s of 77397a7, which answered
-from memory, in alternated runs (issue 11).
+committed to \`ingest_inbox\`), metrics and request logs on (a log line per envelope at the default level): at least
+4,000 events/s sustained for 60 s with nothing lost, at most 200 µs of svc CPU and 100 µs of Postgres CPU per event
+(issue 14), and at least 80 % of the events/s of 77397a7, which answered from memory, in alternated runs (issue 11).
 
 What is measured: svc as one \`--role all\` process (HTTP, the ingest fast path, which parses each event once and
 prepares it — scrub, normalise, group — on the event loop, and the batch writer) with its database; the load

@@ -103,7 +103,8 @@ export const suite: BenchSuite = {
     const concurrency = opt(args, 'concurrency', 32);
     const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
     const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const base = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    // The default log level: a request log line per envelope, as a node writes it unless told otherwise.
+    const base = { SVC_ADMIN_TOKEN: ADMIN, SVC_SECRET_KEY: SECRET, LOG_LEVEL: 'info', NODE_ENV: 'production' };
     const rows: IngestRow[] = [await runNull(Math.min(seconds, 10), concurrency)];
     if (!args.includes('--skip-embedded')) {
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
