@@ -31,3 +31,13 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination,
   );
 }
+
+/**
+ * The same logger (level, serializers, destination) without redaction, for lines built only from fields that can
+ * hold no secret: the request line of every request (core/http/request-observer.ts), ids, numbers and a route. The
+ * redaction paths, wildcards included, cost about 16 µs a line there, where the rest of the line costs about 2
+ * (pino 10 on a 2-core AMD EPYC machine): about a tenth of a metered gateway call's CPU.
+ */
+export function withoutRedaction(log: Logger): Logger {
+  return log.child({}, { redact: [] });
+}

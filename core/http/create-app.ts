@@ -11,7 +11,7 @@
  * cut between the timeout and a tenth of it later (at most 5 s later).
  */
 import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
-import type { Logger } from '../logger.ts';
+import { withoutRedaction, type Logger } from '../logger.ts';
 import { errorBody, svcError } from '../errors.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { sendError } from './reply-error.ts';
@@ -44,7 +44,8 @@ export interface AppOptions {
 export function createApp(opts: AppOptions): FastifyInstance {
   const requestTimeout = opts.requestTimeoutMs ?? 60_000;
   const sample = opts.requestLogSample ?? 0;
-  const observer = new RequestObserver({ metrics: opts.metrics, log: sample > 0 && opts.log.isLevelEnabled('info') ? opts.log : undefined, sample });
+  // The request line holds ids, numbers and the route alone, nothing redaction could find (logger.ts).
+  const observer = new RequestObserver({ metrics: opts.metrics, log: sample > 0 && opts.log.isLevelEnabled('info') ? withoutRedaction(opts.log) : undefined, sample });
   const app = Fastify({
     loggerInstance: opts.log,
     bodyLimit: opts.bodyLimit,
