@@ -1,7 +1,7 @@
 /**
  * The event-loop delay gauges (`nodejs_eventloop_lag_*`, the names prom-client gives them), sampled every
  * SAMPLE_MS instead of prom-client's 10 ms. Each sample is a timer, and on an idle node every timer is a wake-up of
- * its own: 100 a second cost an idle proxy node about 3 ms of CPU per second (docs/deployment.md), a cost every
+ * its own: 100 a second cost an idle proxy node about 7 ms of CPU per second (docs/metrics.md), a cost every
  * node pays whether it serves anything or not. Ten a second still give a scrape every 15 s some 150 samples.
  *
  * A figure is how late the sampling timer fired: Node records the whole time between two samples, and so did
