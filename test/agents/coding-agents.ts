@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { ShellRunner } from './debug-loop-policy.ts';
 import type { FileReader } from './file-hunt-policy.ts';
 
 export interface AgentLaunch {
@@ -26,6 +27,11 @@ export interface LaunchOptions {
   /** A second model for side calls (titles, summaries), where the agent has one. */
   smallModel: string;
   task: string;
+  /**
+   * The task runs commands that change the workspace (tests, edits): the agent is launched so that it may run its
+   * shell tool without asking. Off, it is launched as for the file hunt (reads only).
+   */
+  shell?: boolean;
 }
 
 export interface CodingAgent {
@@ -38,6 +44,8 @@ export interface CodingAgent {
   style: 'messages' | 'responses' | 'generative';
   /** The agent's own tools that read a file; the scripted model uses them in turn. */
   readers: FileReader[];
+  /** The agent's own tool that runs a shell command in its working directory. */
+  shell: ShellRunner;
   launch(o: LaunchOptions): AgentLaunch;
 }
 
@@ -61,6 +69,7 @@ export const claudeCode: CodingAgent = {
     { tool: 'Read', args: (path, dir) => ({ file_path: join(dir, path) }) },
     { tool: 'Bash', args: (path) => ({ command: `cat ${path}`, description: `Print ${path}` }) },
   ],
+  shell: { tool: 'Bash', args: (command, description) => ({ command, description }) },
   launch: (o) => ({
     command: process.execPath,
     // As root, --dangerously-skip-permissions is refused: allow the tools the task needs instead.
@@ -82,6 +91,7 @@ export const codexCli: CodingAgent = {
   package: '@openai/codex',
   style: 'responses',
   readers: [{ tool: 'exec_command', args: (path) => ({ cmd: `cat ${path}` }) }],
+  shell: { tool: 'exec_command', args: (command) => ({ cmd: command }) },
   launch: (o) => {
     const codexHome = join(o.home, '.codex');
     mkdirSync(codexHome, { recursive: true });
@@ -108,7 +118,8 @@ export const codexCli: CodingAgent = {
     ].join('\n'));
     return {
       command: process.execPath,
-      args: [packageFile(codexCli.package, 'bin/codex.js'), 'exec', '--skip-git-repo-check', o.task],
+      // The default sandbox is read-only: a task that runs the tests and edits files gets the workspace to write in.
+      args: [packageFile(codexCli.package, 'bin/codex.js'), 'exec', '--skip-git-repo-check', ...(o.shell ? ['--sandbox', 'workspace-write'] : []), o.task],
       env: { CODEX_HOME: codexHome, SVC_API_KEY: o.key },
     };
   },
@@ -120,6 +131,7 @@ export const geminiCli: CodingAgent = {
   package: '@google/gemini-cli',
   style: 'generative',
   readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
+  shell: { tool: 'run_shell_command', args: (command, description) => ({ command, description }) },
   launch: (o) => {
     const dir = join(o.home, '.gemini');
     mkdirSync(dir, { recursive: true });
@@ -132,7 +144,8 @@ export const geminiCli: CodingAgent = {
     }));
     return {
       command: process.execPath,
-      args: [packageFile(geminiCli.package, 'bundle/gemini.js'), '-m', o.model, '-p', o.task],
+      // Without a terminal to ask in, the shell tool is offered only when every call is approved in advance.
+      args: [packageFile(geminiCli.package, 'bundle/gemini.js'), '-m', o.model, '-p', o.task, ...(o.shell ? ['--approval-mode', 'yolo'] : [])],
       env: { GOOGLE_GEMINI_BASE_URL: o.gateway, GEMINI_API_KEY: o.key, GEMINI_CLI_TRUST_WORKSPACE: 'true' },
     };
   },

@@ -5,13 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FakeConnectProxy } from '../fakes/fake-connect-proxy.ts';
 import type { FakePolicy } from '../fakes/fake-upstream.ts';
 import { startGatewayEnv, type GatewayEnv } from '../gateway/gateway-env.ts';
 import type { AgentLaunch, CodingAgent, LaunchOptions } from './coding-agents.ts';
+import { PLANTED_BUGS } from './debug-loop-policy.ts';
 import { CLUE_FILE, clueText, SECRET_FILE } from './file-hunt-policy.ts';
 
 export interface AgentWorkspace {
@@ -71,8 +72,39 @@ export function makeWorkspace(opts: { secret?: string; sources?: readonly string
   return { root, home, dir, secret, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-export function launchAgent(agent: CodingAgent, ws: AgentWorkspace, o: Omit<LaunchOptions, 'home' | 'task'>): AgentLaunch {
-  return agent.launch({ ...o, home: ws.home, task: AGENT_TASK });
+/**
+ * The debugging loop's workspace (debug-loop-policy.ts): this repository's translators/ with their unit tests and
+ * what those import (core/sse.ts, the SSE test helper and its recorded streams), this repository's node_modules
+ * linked in so that `node_modules/.bin/vitest run` works, and the planted bugs. vitest keeps its cache in the
+ * workspace (`.vite`), not in the linked node_modules, so every run starts from the same state.
+ */
+export function makeDebugWorkspace(): AgentWorkspace {
+  const root = mkdtempSync(join(tmpdir(), 'svc-agent-'));
+  const home = join(root, 'home');
+  const dir = join(root, 'work');
+  mkdirSync(home);
+  mkdirSync(dir);
+  const copy = ['translators', 'core/sse.ts', 'test/helpers/sse-fixtures.ts', ...['chat', 'messages', 'generative', 'responses'].map((s) => `test/fixtures/${s}`)];
+  for (const f of copy) cpSync(join(REPO, f), join(dir, f), { recursive: true });
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'translators', private: true, type: 'module', scripts: { test: 'vitest run' } }, null, 2)}\n`);
+  writeFileSync(join(dir, 'vitest.config.ts'), [
+    "import { defineConfig } from 'vitest/config';",
+    '',
+    "export default defineConfig({ cacheDir: '.vite', test: { include: ['translators/**/*.test.ts'] } });",
+    '',
+  ].join('\n'));
+  for (const bug of PLANTED_BUGS) {
+    const path = join(dir, bug.file);
+    const text = readFileSync(path, 'utf8');
+    if (text.split(bug.good).length !== 2) throw new Error(`${bug.file}: the text to replace is not there exactly once`);
+    writeFileSync(path, text.replace(bug.good, bug.bad));
+  }
+  return { root, home, dir, secret: '', remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function launchAgent(agent: CodingAgent, ws: AgentWorkspace, o: Omit<LaunchOptions, 'home' | 'task'> & { task?: string; shell?: boolean }): AgentLaunch {
+  return agent.launch({ task: AGENT_TASK, ...o, home: ws.home });
 }
 
 /** Runs the agent to its exit, or kills its whole process group after `timeoutMs`. */
