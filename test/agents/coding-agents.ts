@@ -44,8 +44,8 @@ export interface CodingAgent {
   style: 'messages' | 'responses' | 'generative';
   /** The agent's own tools that read a file; the scripted model uses them in turn. */
   readers: FileReader[];
-  /** The agent's own tool that runs a shell command in its working directory. */
-  shell: ShellRunner;
+  /** The agent's own tool that runs a shell command in its working directory (for the debugging loop). */
+  shell?: ShellRunner;
   launch(o: LaunchOptions): AgentLaunch;
 }
 

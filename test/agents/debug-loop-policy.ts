@@ -32,8 +32,9 @@
  * suite a last time.
  *
  * Then the model answers with text that quotes, for each round, the first assertion that failed in the test file it
- * read, taken from the tool results themselves: the marked spans (FAILED_ASSERTIONS) come out of the agent only if
- * the test logs went down and came back up. Requests without the agent's tools (titles, summaries, probes) get a
+ * read, taken from the tool results themselves (from the run of that file alone: an agent may cut the long log of
+ * the whole suite): the marked spans (FAILED_ASSERTIONS) come out of the agent only if the test logs went down and
+ * came back up. Requests without the agent's tools (titles, summaries, probes) get a
  * short text answer, as in the file hunt. The test logs are what vitest prints without a terminal, with colours as it
  * decides them in the agent's shell (nothing forces them on or off).
  */
@@ -196,7 +197,9 @@ export function debugLoopPolicy(dir: string, shell: ShellRunner, reader: FileRea
     const results = info.toolResults ?? [];
     const step = info.lastIsToolResult || results.length === 0 ? script[results.length] : undefined;
     if (step !== undefined) return call(step, dir, shell, reader, results.length + 1, usage);
-    const quoted = ROUND_TESTS.map((f, i) => `${i + 1}. ${f}: ${firstFailure(results, f) ?? '(not found in the logs)'}`);
+    // Each round's file run alone prints its failures in order; the whole suite's log may come cut by the agent.
+    const alone = (f: string) => results.filter((_r, i) => { const s = script[i]; return s?.kind === 'shell' && s.command === `${VITEST} ${f}`; });
+    const quoted = ROUND_TESTS.map((f, i) => `${i + 1}. ${f}: ${firstFailure([...alone(f), ...results], f) ?? '(not found in the logs)'}`);
     return { text: `${DEBUG_FINAL_PREFIX}\n${quoted.join('\n')}\nFixed: ${PLANTED_BUGS.map((b) => b.file).join(', ')}.`, stop: 'end', usage };
   };
 }

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FakeConnectProxy } from '../fakes/fake-connect-proxy.ts';
@@ -74,9 +74,11 @@ export function makeWorkspace(opts: { secret?: string; sources?: readonly string
 
 /**
  * The debugging loop's workspace (debug-loop-policy.ts): this repository's translators/ with their unit tests and
- * what those import (core/sse.ts, the SSE test helper and its recorded streams), this repository's node_modules
- * linked in so that `node_modules/.bin/vitest run` works, and the planted bugs. vitest keeps its cache in the
- * workspace (`.vite`), not in the linked node_modules, so every run starts from the same state.
+ * what those import (core/sse.ts, the SSE test helper and its recorded streams), a node_modules whose packages are
+ * links to this repository's (so that `node_modules/.bin/vitest run` works, while what vitest writes there, its
+ * bundled config and its cache, stays in the workspace), and the planted bugs. The HOME's `.profile` puts this
+ * Node first on the PATH, as a developer's own profile does: Codex CLI runs commands in a login shell, which starts
+ * from the system's PATH and would otherwise find an older Node.
  */
 export function makeDebugWorkspace(): AgentWorkspace {
   const root = mkdtempSync(join(tmpdir(), 'svc-agent-'));
@@ -84,14 +86,18 @@ export function makeDebugWorkspace(): AgentWorkspace {
   const dir = join(root, 'work');
   mkdirSync(home);
   mkdirSync(dir);
+  writeFileSync(join(home, '.profile'), `PATH="${dirname(process.execPath)}:$PATH"\n`);
   const copy = ['translators', 'core/sse.ts', 'test/helpers/sse-fixtures.ts', ...['chat', 'messages', 'generative', 'responses'].map((s) => `test/fixtures/${s}`)];
   for (const f of copy) cpSync(join(REPO, f), join(dir, f), { recursive: true });
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  mkdirSync(join(dir, 'node_modules'));
+  for (const entry of readdirSync(join(REPO, 'node_modules'))) {
+    if (!entry.startsWith('.') || entry === '.bin') symlinkSync(join(REPO, 'node_modules', entry), join(dir, 'node_modules', entry));
+  }
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'translators', private: true, type: 'module', scripts: { test: 'vitest run' } }, null, 2)}\n`);
   writeFileSync(join(dir, 'vitest.config.ts'), [
     "import { defineConfig } from 'vitest/config';",
     '',
-    "export default defineConfig({ cacheDir: '.vite', test: { include: ['translators/**/*.test.ts'] } });",
+    "export default defineConfig({ test: { include: ['translators/**/*.test.ts'] } });",
     '',
   ].join('\n'));
   for (const bug of PLANTED_BUGS) {
