@@ -1,7 +1,8 @@
 /**
  * Records the compression corpus's agent sessions (issue 13): each pinned agent runs the file hunt through the
  * gateway after a tour of this repository's own translator sources (some read twice, as agents do; a short tour
- * and a long one, for sessions past 50 k tokens), with a key that
+ * and a long one, for sessions past 50 k tokens), and a debugging loop over a copy of the translators with planted
+ * bugs (debug-loop-policy.ts: test runs, reads, searches and fixes until the suite passes), with a key that
  * keeps call bodies; the last request the agent sent, which carries the whole session in the agent's own wire
  * style (system prompt, tools, re-sent history), is written to test/fixtures/agent-sessions/. Skipped unless
  * `npm run agents:record-sessions` (SVC_RECORD_AGENT_SESSIONS=1) asks for it; the files are committed.
@@ -10,9 +11,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { release } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolOutputText, toolPairIds } from '../../bench/compression/check-session.ts';
+import type { StyleName } from '../../translators/model.ts';
+import { getStyle } from '../../translators/styles.ts';
 import { agentVersion, CODING_AGENTS, type CodingAgent } from './coding-agents.ts';
+import { DEBUG_LOOP, DEBUG_TASK, debugLoopPolicy, FAILED_ASSERTIONS, PLANTED_BUGS } from './debug-loop-policy.ts';
 import { fileHuntPolicy } from './file-hunt-policy.ts';
-import { AGENT_TASK, answerWith, launchAgent, makeWorkspace, REPO, runAgent, startAgentGateway, type AgentGateway } from './run-agent.ts';
+import {
+  AGENT_TASK, answerWith, launchAgent, makeDebugWorkspace, makeWorkspace, REPO, runAgent, startAgentGateway, type AgentGateway,
+} from './run-agent.ts';
 
 const RECORD = process.env.SVC_RECORD_AGENT_SESSIONS === '1';
 const OUT = join(import.meta.dirname, '..', 'fixtures', 'agent-sessions');
@@ -58,6 +65,9 @@ const UPSTREAM: Record<CodingAgent['style'], { model: string; smallModel: string
   responses: { model: 'gpt-4o-mini', smallModel: 'gpt-4o-mini' },
   generative: { model: 'gemini-2.5-flash', smallModel: 'gemini-2.5-flash' },
 };
+
+/** The debugging loop runs the test suite 15 times: minutes per agent. */
+const DEBUG_TIMEOUT_MS = 1_200_000;
 
 let env: AgentGateway | undefined;
 beforeAll(async () => {
@@ -111,4 +121,52 @@ describe.skipIf(!RECORD).each(TASKS)('recording agent sessions: $name', ({ suffi
       ws.remove();
     }
   }, timeoutMs + 60_000);
+});
+
+/** The tool results a logged request carries (decoded as the gateway decodes it). */
+function resultsIn(request: string, style: StyleName): number {
+  return toolPairIds(getStyle(style).decodeRequest(JSON.parse(request)).turns).filter((x) => x.startsWith('result:')).length;
+}
+
+describe.skipIf(!RECORD)('recording agent sessions: debugging loop', () => {
+  it.each(CODING_AGENTS.map((a) => [a.name, a] as [string, CodingAgent]))('%s', async (_name, agent) => {
+    if (agent.shell === undefined) throw new Error(`${agent.name} has no shell tool`);
+    const ws = makeDebugWorkspace();
+    const { g, proxy } = env as AgentGateway;
+    try {
+      answerWith(env as AgentGateway, debugLoopPolicy(ws.dir, agent.shell, agent.readers[0]));
+      const k = await g.s.api('POST', '/api/v1/keys', { name: `record ${agent.name} debug`, log_bodies: '1d' }, { 'x-svc-team': 'gw' });
+      expect(k.statusCode, k.body).toBe(201);
+      const up = UPSTREAM[agent.style];
+      const launch = launchAgent(agent, ws, { gateway: g.s.url, key: k.json().key, ...up, task: DEBUG_TASK, shell: true });
+      const run = await runAgent(launch, ws, proxy.url, DEBUG_TIMEOUT_MS);
+      expect(run.code, `${run.stderr.slice(-2000)}\n${run.stdout.slice(-2000)}`).toBe(0);
+      // The answer quotes each round's first failing assertion, found in the test logs the agent sent up.
+      for (const span of FAILED_ASSERTIONS) expect(run.stdout).toContain(span);
+      expect(proxy.targets).toEqual([]);
+      // Call bodies are written after each answer: wait for the request that carries the last step's result.
+      let rows: { request: string }[] = [];
+      const last = () => rows.map((r) => r.request).filter((r) => resultsIn(r, agent.style) === DEBUG_LOOP.length).sort((a, b) => b.length - a.length)[0];
+      for (let i = 0; i < 100 && last() === undefined; i++) {
+        rows = (await g.s.db.query<{ request: string }>('SELECT request FROM call_bodies WHERE key_id = $1', [k.json().id])).rows;
+        if (last() === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      const request = last();
+      expect(request).toBeDefined();
+      const neutralised = neutral(request as string, ws.root);
+      expect(neutralised).not.toContain(REPO);
+      expect(neutralised).not.toContain(ws.root);
+      // The marked spans are the assertions the last request still holds: an agent that drops or masks old outputs
+      // itself leaves fewer for the compressor to keep.
+      const sent = toolOutputText(getStyle(agent.style).decodeRequest(JSON.parse(neutralised)));
+      mkdirSync(OUT, { recursive: true });
+      writeFileSync(join(OUT, `${agent.id}-debug.json`), `${JSON.stringify({
+        agent: agent.name, version: agentVersion(agent), style: agent.style, model: up.model, task: DEBUG_TASK, kind: 'debugging loop',
+        steps: DEBUG_LOOP.map((s) => (s.kind === 'shell' ? `$ ${s.command}` : `read ${s.path}`)), bugs: PLANTED_BUGS.map((b) => b.file),
+        spans: FAILED_ASSERTIONS.filter((x) => sent.includes(x)), request: JSON.parse(neutralised),
+      }, null, 1)}\n`);
+    } finally {
+      ws.remove();
+    }
+  }, DEBUG_TIMEOUT_MS + 60_000);
 });
