@@ -8,31 +8,43 @@ import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession } from './replay-session
 const sessions = recordedSessions();
 
 describe('recorded agent sessions', () => {
-  it('hold a short and a long session of each agent, in its own style', () => {
-    expect(sessions.map((s) => [s.name.replace(/ [\d.]+$/, ''), s.style, s.reads])).toEqual([
-      ['Claude Code', 'messages', 40], ['Claude Code', 'messages', 13], ['Codex CLI', 'responses', 40], ['Codex CLI', 'responses', 13],
-      ['Gemini CLI', 'generative', 40], ['Gemini CLI', 'generative', 13],
+  it('hold a debugging loop and a short and a long file tour of each agent, in its own style', () => {
+    expect(sessions.map((s) => [s.name.replace(/ [\d.]+$/, ''), s.style, s.label])).toEqual([
+      ['Claude Code', 'messages', 'debugging loop'], ['Claude Code', 'messages', '40 reads'], ['Claude Code', 'messages', '13 reads'],
+      ['Codex CLI', 'responses', 'debugging loop'], ['Codex CLI', 'responses', '40 reads'], ['Codex CLI', 'responses', '13 reads'],
+      ['Gemini CLI', 'generative', 'debugging loop'], ['Gemini CLI', 'generative', '40 reads'], ['Gemini CLI', 'generative', '13 reads'],
     ]);
-    // The long ones are past 50 k tokens, as the compression targets ask.
-    for (const s of sessions.filter((x) => x.reads === 40)) expect(replaySession(s.conversation, undefined, [MESSAGES_CACHE]).lastTokens).toBeGreaterThan(50_000);
+    // The long tours are past 50 k tokens, as the compression targets ask; so are the debugging loops but Codex CLI's,
+    // which ends at 49.6 k (it cuts the middle of long command outputs).
+    const last = (s: (typeof sessions)[number]) => replaySession(s.conversation, undefined, [MESSAGES_CACHE]).lastTokens;
+    for (const s of sessions.filter((x) => x.label === '40 reads')) expect(last(s)).toBeGreaterThan(50_000);
+    for (const s of sessions.filter((x) => x.task === 'debugging loop')) expect(last(s)).toBeGreaterThan(s.style === 'responses' ? 45_000 : 50_000);
+    // A debugging loop's marked spans are the four assertions that failed.
+    for (const s of sessions.filter((x) => x.task === 'debugging loop')) expect(s.spans).toHaveLength(4);
   });
 
-  it.each(sessions.map((s) => [s.name, s] as const))('%s: decodes with every tool pair and span, and compresses keeping them', (_n, s) => {
+  it.each(sessions.map((s) => [`${s.name}, ${s.label}`, s] as const))('%s: decodes with every tool pair and span, and compresses keeping them', (_n, s) => {
     const ids = toolPairIds(s.conversation.turns);
-    // The tour's reads, the clue and the secret: each call with its result.
-    expect(ids.filter((x) => x.startsWith('call:'))).toHaveLength(s.reads + 2);
-    expect(ids.filter((x) => x.startsWith('result:'))).toHaveLength(s.reads + 2);
+    // The tour's reads, the clue and the secret, or the loop's steps: each call with its result.
+    expect(ids.filter((x) => x.startsWith('call:'))).toHaveLength(s.toolCalls);
+    expect(ids.filter((x) => x.startsWith('result:'))).toHaveLength(s.toolCalls);
     for (const span of s.spans) expect(toolOutputText(s.conversation)).toContain(span);
     const compressed = compressConversation(s.conversation, { ...DEFAULT_COMPRESS_OPTIONS, minTokens: 4000 }).conversation;
     expect(checkSession(s, compressed)).toEqual({ brokenPairs: 0, spansKept: s.spans.length });
     // The agent sent one request for its task and one after each result.
-    expect(replaySession(s.conversation, undefined, [MESSAGES_CACHE]).requests).toBe(s.reads + 3);
+    expect(replaySession(s.conversation, undefined, [MESSAGES_CACHE]).requests).toBe(s.toolCalls + 1);
   });
 
-  it.each(sessions.map((s) => [s.name, s.reads, s] as const))('%s, %i reads: no dearer with compression at the defaults, under either cache', (_n, _r, s) => {
-    const plain = replaySession(s.conversation, undefined, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
-    const compressed = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
-    expect(compressed.cost[0]).toBeLessThanOrEqual(plain.cost[0]);
-    expect(compressed.cost[1]).toBeLessThanOrEqual(plain.cost[1]);
-  });
+  // The debugging loops of Claude Code and Codex CLI are dearer with compression (docs/compression.md, "Not done
+  // yet"): their test is expected to fail, so that a change which makes them no dearer shows here.
+  const dearer = ['Claude Code, debugging loop', 'Codex CLI, debugging loop'];
+  for (const s of sessions) {
+    const name = `${s.name.replace(/ [\d.]+$/, '')}, ${s.label}`;
+    (dearer.includes(name) ? it.fails : it)(`${name}: no dearer with compression at the defaults, under either cache`, () => {
+      const plain = replaySession(s.conversation, undefined, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
+      const compressed = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, [MESSAGES_CACHE, AUTOMATIC_CACHE]);
+      expect(compressed.cost[0]).toBeLessThanOrEqual(plain.cost[0]);
+      expect(compressed.cost[1]).toBeLessThanOrEqual(plain.cost[1]);
+    });
+  }
 });

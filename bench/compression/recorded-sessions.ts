@@ -2,10 +2,11 @@
  * The recorded part of the compression corpus: sessions of the real coding agents (Claude Code, Codex CLI, Gemini
  * CLI), each the last request the agent sent through the gateway in its own wire style, recorded by
  * `npm run agents:record-sessions` (test/agents/record-sessions.test.ts) into test/fixtures/agent-sessions/. The
- * system prompts, tool definitions and re-sending habits are the agents' own; the task (a tour of this repository's
- * translator sources, some read twice, then a two-step file hunt; a short tour of 13 reads and a long one of 40) is
- * scripted by the fake upstream. Decoded into the
- * internal model like any call to the gateway.
+ * system prompts, tool definitions and re-sending habits are the agents' own; the tasks are scripted by the fake
+ * upstream: a file tour (this repository's translator sources, some read twice, then a two-step file hunt; a short
+ * tour of 13 reads and a long one of 40), and a debugging loop (test runs, reads, searches and fixes of four planted
+ * bugs in a copy of the translators, 49 tool calls; test/agents/debug-loop-policy.ts). Decoded into the internal
+ * model like any call to the gateway.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,8 +20,11 @@ export interface RecordedSession extends Session {
   /** The agent and its version, e.g. "Claude Code 2.1.331". */
   name: string;
   style: StyleName;
-  /** Files read in the tour before the hunt (13 in the short task, 40 in the long one). */
-  reads: number;
+  task: 'file tour' | 'debugging loop';
+  /** The tool calls of the task, each answered by one result: a tour's reads and the hunt's two, or the loop's steps. */
+  toolCalls: number;
+  /** How the task is named in tables: "40 reads", "debugging loop". */
+  label: string;
   /** The request as the agent sent it (the model of a generative-language request is in `conversation.model`). */
   request: unknown;
 }
@@ -30,7 +34,11 @@ interface RecordedFile {
   version: string;
   style: StyleName;
   model: string;
-  tour: string[];
+  /** A file tour's reads (files without `kind` are file tours). */
+  tour?: string[];
+  kind?: 'debugging loop';
+  /** A debugging loop's steps. */
+  steps?: string[];
   spans: string[];
   request: unknown;
 }
@@ -40,6 +48,9 @@ export function recordedSessions(dir = RECORDED_DIR): RecordedSession[] {
     const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as RecordedFile;
     // A generative-language request names its model in the path, not the body.
     const conversation = { ...getStyle(r.style).decodeRequest(r.request), model: r.model };
-    return { name: `${r.agent} ${r.version}`, style: r.style, reads: r.tour.length, request: r.request, conversation, spans: r.spans };
+    const base = { name: `${r.agent} ${r.version}`, style: r.style, request: r.request, conversation, spans: r.spans };
+    if (r.kind === 'debugging loop') return { ...base, task: r.kind, toolCalls: r.steps?.length ?? 0, label: r.kind };
+    const reads = r.tour?.length ?? 0;
+    return { ...base, task: 'file tour', toolCalls: reads + 2, label: `${reads} reads` };
   });
 }
