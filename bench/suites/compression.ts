@@ -92,30 +92,48 @@ function table(title: string, tuned: [string, string][], held: [string, string][
 
 /**
  * The recorded sessions of the real agents, one row each, apart from the generated ones, without and with summaries
- * (SUMMARY), and the sessions past 50 k tokens together (the issue's aggregate, taken over the recorded ones alone).
+ * (SUMMARY): the file tours, then the debugging loops, each task with its sessions together, and the sessions past
+ * 50 k tokens of every task together (the issue's aggregate, taken over the recorded ones alone).
  */
 function recordedTable(): string[] {
   const out = [
-    '| recorded session | requests | last request, tokens | input tokens | effective cost, messages cache | cache breaks, broken pairs, spans kept | with summaries: input tokens, cost |',
-    '|---|---|---|---|---|---|---|',
+    '| recorded session | requests | last request, tokens | input tokens | effective cost, messages cache | automatic cache | cache breaks, broken pairs, spans kept | with summaries: input tokens, cost |',
+    '|---|---|---|---|---|---|---|---|',
   ];
-  const large = { tokens: [0, 0, 0], cost: [0, 0, 0] };
-  for (const s of recordedSessions()) {
-    const b = replaySession(s.conversation, undefined, PRICES);
-    const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
-    const d = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES, SUMMARY);
-    const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
-    const fewer = (x: number) => `${pct(b.inputTokens - x, b.inputTokens)} fewer`;
-    const lower = (x: number) => (x > b.cost[0] ? `${pct(x - b.cost[0], b.cost[0])} dearer` : `${pct(b.cost[0] - x, b.cost[0])} lower`);
-    out.push(`| ${s.name} (${s.style}), ${s.reads} reads | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${fewer(c.inputTokens)}) | ${lower(c.cost[0])} | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} | ${fewer(d.inputTokens)}, ${lower(d.cost[0])} |`);
-    if (b.lastTokens < LARGE) continue;
-    [b, c, d].forEach((t, k) => {
-      large.tokens[k] += t.inputTokens;
-      large.cost[k] += t.cost[0];
+  // tokens and cost (messages cache): without compression, with it, with summaries too; `auto`: the automatic cache.
+  const sum = () => ({ tokens: [0, 0, 0], cost: [0, 0, 0], auto: [0, 0], requests: 0, breaks: 0 });
+  type Sum = ReturnType<typeof sum>;
+  const add = (into: Sum, t: ReturnType<typeof replaySession>[], breaks: number) => {
+    t.forEach((x, k) => {
+      into.tokens[k] += x.inputTokens;
+      into.cost[k] += x.cost[0];
     });
+    into.auto = [into.auto[0] + t[0].cost[1], into.auto[1] + t[1].cost[1]];
+    into.requests += t[0].requests;
+    into.breaks += breaks;
+  };
+  const change = (before: number, after: number, word: string) => (after > before ? `${pct(after - before, before)} ${word === 'fewer' ? 'more' : 'dearer'}` : `${pct(before - after, before)} ${word}`);
+  const total = (title: string, t: Sum) => `| ${title} | ${t.requests} | | ${t.tokens[0]} → ${t.tokens[1]} (${change(t.tokens[0], t.tokens[1], 'fewer')}) | ${change(t.cost[0], t.cost[1], 'lower')} | ${change(t.auto[0], t.auto[1], 'lower')} | ${t.breaks} | ${change(t.tokens[0], t.tokens[2], 'fewer')}, ${change(t.cost[0], t.cost[2], 'lower')} |`;
+  const large = sum();
+  const sessions = recordedSessions();
+  for (const task of ['file tour', 'debugging loop'] as const) {
+    const all = sum();
+    const taskLarge = sum();
+    for (const s of sessions.filter((x) => x.task === task)) {
+      const b = replaySession(s.conversation, undefined, PRICES);
+      const c = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES);
+      const d = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, PRICES, SUMMARY);
+      const check = checkSession(s, compressConversation(s.conversation, DEFAULT_COMPRESS_OPTIONS).conversation);
+      out.push(`| ${s.name} (${s.style}), ${s.label} | ${b.requests} | ${b.lastTokens} | ${b.inputTokens} → ${c.inputTokens} (${change(b.inputTokens, c.inputTokens, 'fewer')}) | ${change(b.cost[0], c.cost[0], 'lower')} | ${change(b.cost[1], c.cost[1], 'lower')} | ${c.cacheBreaks}, ${check.brokenPairs}, ${check.spansKept}/${s.spans.length} | ${change(b.inputTokens, d.inputTokens, 'fewer')}, ${change(b.cost[0], d.cost[0], 'lower')} |`);
+      add(all, [b, c, d], c.cacheBreaks);
+      if (b.lastTokens < LARGE) continue;
+      add(taskLarge, [b, c, d], c.cacheBreaks);
+      add(large, [b, c, d], c.cacheBreaks);
+    }
+    if (task === 'debugging loop') out.push(total('debugging loops, together', all));
+    out.push(total(`${task === 'file tour' ? 'file tours' : 'debugging loops'} past 50 k tokens, together`, taskLarge));
   }
-  const [tokens, cost] = [large.tokens, large.cost];
-  out.push(`| sessions past 50 k tokens, together | | | ${tokens[0]} → ${tokens[1]} (${pct(tokens[0] - tokens[1], tokens[0])} fewer) | ${pct(cost[0] - cost[1], cost[0])} lower | | ${pct(tokens[0] - tokens[2], tokens[0])} fewer, ${pct(cost[0] - cost[2], cost[0])} lower |`);
+  out.push(total('all recorded sessions past 50 k tokens, together', large));
   return out;
 }
 
