@@ -1,5 +1,5 @@
 /**
- * Claude Code, Codex CLI and Gemini CLI (the pinned devDependencies) work through the gateway with compression `on`
+ * Claude Code, Codex CLI, Gemini CLI and Qwen Code (the pinned devDependencies) work through the gateway with compression `on`
  * (issue 13): each runs a file tour of this repository's translator sources (some files read twice, as agents do)
  * and then the two-step file hunt, with thresholds low enough that the compressor takes steps during the run. The
  * agent still finishes with the secret word (the last turns, where the hunt happens, are never touched), the
@@ -30,6 +30,7 @@ const UPSTREAM: Record<CodingAgent['style'], { style: StyleName; model: string; 
   messages: { style: 'messages', model: 'claude-sonnet-4-6', smallModel: 'claude-haiku-4-5' },
   responses: { style: 'chat', model: 'gpt-4o-mini', smallModel: 'gpt-4o-mini' },
   generative: { style: 'generative', model: 'gemini-2.5-flash', smallModel: 'gemini-2.5-flash' },
+  chat: { style: 'chat', model: 'gpt-4o', smallModel: 'gpt-4o' },
 };
 
 /**

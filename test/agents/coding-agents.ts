@@ -41,7 +41,7 @@ export interface CodingAgent {
   /** The npm package (a pinned devDependency). */
   package: string;
   /** The wire style the agent speaks to the gateway. */
-  style: 'messages' | 'responses' | 'generative';
+  style: 'messages' | 'responses' | 'generative' | 'chat';
   /** The agent's own tools that read a file; the scripted model uses them in turn. */
   readers: FileReader[];
   /** The agent's own tool that runs a shell command in its working directory (for the debugging loop). */
@@ -151,4 +151,30 @@ export const geminiCli: CodingAgent = {
   },
 };
 
-export const CODING_AGENTS = [claudeCode, codexCli, geminiCli];
+/** A chat-completions agent (a fork of Gemini CLI), so that the gateway's fourth client style has a real agent too. */
+export const qwenCode: CodingAgent = {
+  name: 'Qwen Code',
+  id: 'qwen-code',
+  package: '@qwen-code/qwen-code',
+  style: 'chat',
+  readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
+  shell: { tool: 'run_shell_command', args: (command, description) => ({ command, description }) },
+  launch: (o) => {
+    const dir = join(o.home, '.qwen');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({
+      security: { auth: { selectedType: 'openai' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }));
+    return {
+      command: process.execPath,
+      // As Gemini CLI: without a terminal to ask in, the shell tool is offered only when every call is approved.
+      args: [packageFile(qwenCode.package, 'cli-entry.js'), '-m', o.model, '--auth-type', 'openai', ...(o.shell ? ['--approval-mode', 'yolo'] : []), o.task],
+      env: { OPENAI_BASE_URL: `${o.gateway}/v1`, OPENAI_API_KEY: o.key, OPENAI_MODEL: o.model },
+    };
+  },
+};
+
+export const CODING_AGENTS = [claudeCode, codexCli, geminiCli, qwenCode];

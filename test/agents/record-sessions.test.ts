@@ -64,6 +64,7 @@ const UPSTREAM: Record<CodingAgent['style'], { model: string; smallModel: string
   messages: { model: 'claude-sonnet-4-6', smallModel: 'claude-haiku-4-5' },
   responses: { model: 'gpt-4o-mini', smallModel: 'gpt-4o-mini' },
   generative: { model: 'gemini-2.5-flash', smallModel: 'gemini-2.5-flash' },
+  chat: { model: 'gpt-4o-mini', smallModel: 'gpt-4o-mini' },
 };
 
 /** The debugging loop runs the test suite 15 times: minutes per agent. */

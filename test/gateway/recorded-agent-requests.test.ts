@@ -24,6 +24,9 @@ function send(style: string, model: string, request: Record<string, unknown>): P
   if (style === 'messages') {
     return fetch(`${g.s.url}/v1/messages`, { method: 'POST', headers: { ...json, 'x-api-key': g.key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ ...request, model }) });
   }
+  if (style === 'chat') {
+    return fetch(`${g.s.url}/v1/chat/completions`, { method: 'POST', headers: { ...json, authorization: `Bearer ${g.key}` }, body: JSON.stringify({ ...request, model }) });
+  }
   if (style === 'responses') {
     return fetch(`${g.s.url}/v1/responses`, { method: 'POST', headers: { ...json, authorization: `Bearer ${g.key}` }, body: JSON.stringify({ ...request, model }) });
   }
