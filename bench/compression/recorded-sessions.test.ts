@@ -13,6 +13,7 @@ describe('recorded agent sessions', () => {
       ['Claude Code', 'messages', 'debugging loop'], ['Claude Code', 'messages', '40 reads'], ['Claude Code', 'messages', '13 reads'],
       ['Codex CLI', 'responses', 'debugging loop'], ['Codex CLI', 'responses', '40 reads'], ['Codex CLI', 'responses', '13 reads'],
       ['Gemini CLI', 'generative', 'debugging loop'], ['Gemini CLI', 'generative', '40 reads'], ['Gemini CLI', 'generative', '13 reads'],
+      ['Qwen Code', 'chat', 'debugging loop'], ['Qwen Code', 'chat', '40 reads'], ['Qwen Code', 'chat', '13 reads'],
     ]);
     // The long tours are past 50 k tokens, as the compression targets ask; so are the debugging loops but Codex CLI's,
     // which ends at 49.6 k (it cuts the middle of long command outputs).

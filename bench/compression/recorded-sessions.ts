@@ -1,6 +1,6 @@
 /**
  * The recorded part of the compression corpus: sessions of the real coding agents (Claude Code, Codex CLI, Gemini
- * CLI), each the last request the agent sent through the gateway in its own wire style, recorded by
+ * CLI, Qwen Code: one per client style), each the last request the agent sent through the gateway in its own wire style, recorded by
  * `npm run agents:record-sessions` (test/agents/record-sessions.test.ts) into test/fixtures/agent-sessions/. The
  * system prompts, tool definitions and re-sending habits are the agents' own; the tasks are scripted by the fake
  * upstream: a file tour (this repository's translator sources, some read twice, then a two-step file hunt; a short

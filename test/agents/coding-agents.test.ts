@@ -1,7 +1,7 @@
 /**
- * Claude Code, Codex CLI and Gemini CLI (the pinned devDependencies), with default settings, complete a two-step
- * tool task through the gateway on every upstream style: the agent's own style passed through, and the two others
- * translated. The fakes play a model that reads `clue.txt` with the agent's tool, then the file it names, then
+ * Claude Code, Codex CLI, Gemini CLI and Qwen Code (the pinned devDependencies), with default settings, complete a
+ * two-step tool task through the gateway on every upstream style: the agent's own style passed through, and the two
+ * others translated. The fakes play a model that reads `clue.txt` with the agent's tool, then the file it names, then
  * repeats what it read; the secret word, found only in that file, must come out of the agent — so both tool calls
  * went down and both results went back up through the translation. Nothing leaves the machine: the agents run
  * behind a proxy that refuses every connection, and the test checks that none was tried.
