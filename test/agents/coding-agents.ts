@@ -125,23 +125,33 @@ export const codexCli: CodingAgent = {
   },
 };
 
+/**
+ * The settings file of Gemini CLI and of its fork Qwen Code (`<home>/<folder>/settings.json`): the sign-in kind, and
+ * no usage statistics, telemetry or update checks. Their tools are the same too: `read_file`, `run_shell_command`.
+ */
+function writeGeminiSettings(home: string, folder: string, selectedType: string): void {
+  const dir = join(home, folder);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify({
+    security: { auth: { selectedType } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  }));
+}
+const geminiReaders: FileReader[] = [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }];
+const geminiShell: ShellRunner = { tool: 'run_shell_command', args: (command, description) => ({ command, description }) };
+
 export const geminiCli: CodingAgent = {
   name: 'Gemini CLI',
   id: 'gemini-cli',
   package: '@google/gemini-cli',
   style: 'generative',
-  readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
-  shell: { tool: 'run_shell_command', args: (command, description) => ({ command, description }) },
+  readers: geminiReaders,
+  shell: geminiShell,
   launch: (o) => {
-    const dir = join(o.home, '.gemini');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'settings.json'), JSON.stringify({
-      // With GOOGLE_GEMINI_BASE_URL alone the CLI picks a "gateway" auth type that its own check then refuses.
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    }));
+    // With GOOGLE_GEMINI_BASE_URL alone the CLI picks a "gateway" auth type that its own check then refuses.
+    writeGeminiSettings(o.home, '.gemini', 'gemini-api-key');
     return {
       command: process.execPath,
       // Without a terminal to ask in, the shell tool is offered only when every call is approved in advance.
@@ -157,17 +167,10 @@ export const qwenCode: CodingAgent = {
   id: 'qwen-code',
   package: '@qwen-code/qwen-code',
   style: 'chat',
-  readers: [{ tool: 'read_file', args: (path, dir) => ({ file_path: join(dir, path) }) }],
-  shell: { tool: 'run_shell_command', args: (command, description) => ({ command, description }) },
+  readers: geminiReaders,
+  shell: geminiShell,
   launch: (o) => {
-    const dir = join(o.home, '.qwen');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'settings.json'), JSON.stringify({
-      security: { auth: { selectedType: 'openai' } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    }));
+    writeGeminiSettings(o.home, '.qwen', 'openai');
     return {
       command: process.execPath,
       // As Gemini CLI: without a terminal to ask in, the shell tool is offered only when every call is approved.
