@@ -8,15 +8,16 @@ const turns = (n: number) => Array(n).fill(40);
 
 describe('frontierOf', () => {
   it('rewrites nothing below minTokens', () => {
-    expect(frontierOf(turns(9), opts)).toEqual({ level: -1, index: 0, previous: 0, lossy: false, steps: [], requests: 1, stepRequests: 0, stepTokens: 0 });
+    expect(frontierOf(turns(9), opts)).toEqual({ level: -1, index: 0, previous: 0, lossy: false, steps: [], requests: 1, stepRequests: 0, stepTokens: 0, stepRewritten: 0 });
   });
 
   it('takes the first step at minTokens, short of the last turns', () => {
-    // 10 turns = 100 tokens: the first step, frontier at 10 - 2.
-    expect(frontierOf(turns(10), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8], requests: 1, stepRequests: 1, stepTokens: 100 });
-    expect(frontierOf(turns(12), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8], requests: 1, stepRequests: 1, stepTokens: 100 });
-    // 13 turns = 130 tokens ≥ 100 × 1.25: the second step, frontier at 13 - 2.
-    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 11, previous: 8, lossy: false, steps: [8, 11], requests: 1, stepRequests: 1, stepTokens: 130 });
+    // 10 turns = 100 tokens: the first step, frontier at 10 - 2; without what each turn saves, every turn from the
+    // old frontier on counts as rewritten: all 10.
+    expect(frontierOf(turns(10), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8], requests: 1, stepRequests: 1, stepTokens: 100, stepRewritten: 100 });
+    expect(frontierOf(turns(12), opts)).toEqual({ level: 0, index: 8, previous: 0, lossy: false, steps: [8], requests: 1, stepRequests: 1, stepTokens: 100, stepRewritten: 100 });
+    // 13 turns = 130 tokens ≥ 100 × 1.25: the second step, frontier at 13 - 2; it rewrites turns 8 to 12.
+    expect(frontierOf(turns(13), opts)).toEqual({ level: 1, index: 11, previous: 8, lossy: false, steps: [8, 11], requests: 1, stepRequests: 1, stepTokens: 130, stepRewritten: 50 });
   });
 
   it('turns the lossy steps on at a step past lossyAtTokens, not in between', () => {
@@ -70,7 +71,10 @@ describe('a step pays for its cache write', () => {
   it('is taken when its saving, read by three times the requests so far, pays for its rewrite', () => {
     // Turn 27 saves 8 tokens; the step at turn 30 rewrites turns 27-29 (30 tokens) after 16 requests:
     // 0.1 × 8 × 3 × 16 = 38.4 ≥ 1.15 × 30 - 1.25 × 8 = 24.5.
-    expect(frontierOf(turns(30), late, gainsOf(30, { 27: 32 }))).toMatchObject({ level: 0, index: 28 });
+    // Its cache break, as the savings report prices it: the history already sent (before the model's last turn, 29)
+    // from turn 27, the first that changes, as compressed: 2 tokens of turn 27 and 10 of turn 28.
+    expect(frontierOf(turns(30), late, gainsOf(30, { 27: 32 }))).toMatchObject({ level: 0, index: 28, stepRewritten: 12 });
+    expect(frontierOf(turns(33), late, gainsOf(33, { 27: 32 }))).toMatchObject({ level: 0, index: 28, stepRewritten: 12 });
     // 4 tokens: 19.2 < 29.5, and no later turn of this conversation makes it pay.
     expect(frontierOf(turns(60), late, gainsOf(60, { 27: 16 })).level).toBe(-1);
   });

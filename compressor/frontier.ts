@@ -36,6 +36,12 @@ export interface Frontier {
   /** The requests sent when the last step was taken (0 before the first), and the conversation's estimated tokens then. */
   stepRequests: number;
   stepTokens: number;
+  /**
+   * Estimated tokens that the last step made the provider write to its cache again instead of reading them: the
+   * history already sent (up to the model's last turn) from the step's first rewritten turn on, as compressed (0
+   * before the first step). What its cache break costs; the savings report prices it.
+   */
+  stepRewritten: number;
 }
 
 /** What compressing each turn would remove (characters), for the turns a step may reach. */
@@ -147,7 +153,7 @@ export function summaryPays(f: SummaryFacts): boolean {
   return CACHE_READ * saved * (REQUESTS_TO_COME * f.frontier.requests - until) >= summaryCost(f);
 }
 
-const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false, steps: Object.freeze([]), requests: 1, stepRequests: 0, stepTokens: 0 });
+const NONE: Frontier = Object.freeze({ level: -1, index: 0, previous: 0, lossy: false, steps: Object.freeze([]), requests: 1, stepRequests: 0, stepTokens: 0, stepRewritten: 0 });
 
 /**
  * The frontier for a conversation whose turns have these sizes (characters), and what compressing them would remove.
@@ -161,8 +167,11 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
   let level = -1;
   let stepTokens = 0;
   let stepRequests = 0;
+  let stepRewritten = 0;
   let lossy = false;
   let requests = 1;
+  /** Where the history sent before the model's last turn ends (its turns are new in the next request). */
+  let sentEnd = 0;
   let saved = 0;
   let banked = 0;
   const steps: number[] = [];
@@ -174,6 +183,7 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
     if (gains?.model[e - 1]) {
       requests++;
       banked += CACHE_READ * saved;
+      sentEnd = e - 1;
     }
     const total = tokensOfChars(chars);
     if (total < opts.minTokens) continue;
@@ -181,12 +191,15 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
     const next = e - opts.keepLastTurns;
     if (next <= index) continue;
     const nowLossy = total >= opts.lossyAtTokens;
+    // Without `gains` every turn from the old frontier on counts as rewritten, as it was sent.
+    let rewritten = tokensOfChars(chars - starts[index]);
     if (gains) {
       const step = stepAt(gains, lossy ? index : 0, index, next, nowLossy);
       const facts: StepFacts = { requests, saved: tokensOfChars(step.chars), rewritten: tokensOfChars(chars - starts[step.first]), banked };
       if (!stepPays(facts)) continue;
       saved += facts.saved;
       banked -= stepCost(facts);
+      rewritten = tokensOfChars(Math.max(0, starts[Math.max(sentEnd, step.first)] - starts[step.first] - step.chars));
     }
     previous = index;
     index = next;
@@ -194,9 +207,10 @@ export function frontierOf(turnChars: readonly number[], opts: CompressOptions, 
     level++;
     stepTokens = total;
     stepRequests = requests;
+    stepRewritten = rewritten;
     lossy = nowLossy;
   }
-  return level < 0 ? { ...NONE, requests } : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens, steps, requests, stepRequests, stepTokens };
+  return level < 0 ? { ...NONE, requests } : { level, index, previous, lossy: stepTokens >= opts.lossyAtTokens, steps, requests, stepRequests, stepTokens, stepRewritten };
 }
 
 /**

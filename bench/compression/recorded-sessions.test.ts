@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
+import type { Turn } from '../../translators/model.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
 import { checkSession, toolOutputText, toolPairIds } from './check-session.ts';
 import { recordedSessions } from './recorded-sessions.ts';
@@ -48,4 +49,27 @@ describe('recorded agent sessions', () => {
       expect(compressed.cost[1]).toBeLessThanOrEqual(plain.cost[1]);
     });
   }
+
+  // The savings report (control-plane/settings/compression-report.ts) judges `on` from the compression records alone:
+  // the tokens each call saved, read from the cache, less each cache break's rewrite (the level's stepRewritten)
+  // written instead of read. On every recorded session that estimate is the exact replay's bill, within 1 %.
+  it.each(sessions.map((s) => [`${s.name}, ${s.label}`, s] as const))('%s: the savings report\'s net is the replay\'s', (_n, s) => {
+    let saved = 0;
+    let rewritten = 0;
+    let level = -1;
+    const turns: Turn[] = [];
+    for (const [i, t] of s.conversation.turns.entries()) {
+      turns.push(t);
+      const next = s.conversation.turns[i + 1];
+      if (t.role === 'assistant' || (next !== undefined && next.role !== 'assistant')) continue;
+      const r = compressConversation({ ...s.conversation, turns }, DEFAULT_COMPRESS_OPTIONS);
+      saved += r.beforeTokens - r.afterTokens;
+      if (r.frontier.level !== level) rewritten += r.frontier.stepRewritten;
+      level = r.frontier.level;
+    }
+    const plain = replaySession(s.conversation, undefined, [MESSAGES_CACHE]).cost[0];
+    const compressed = replaySession(s.conversation, DEFAULT_COMPRESS_OPTIONS, [MESSAGES_CACHE]).cost[0];
+    const estimate = MESSAGES_CACHE.read * saved - (MESSAGES_CACHE.write - MESSAGES_CACHE.read) * rewritten;
+    expect(Math.abs(estimate - (plain - compressed))).toBeLessThan(0.01 * plain);
+  });
 });

@@ -4,16 +4,22 @@
  * read (superusers: every team).
  *
  * Dollars: the history that compression removes is mostly what a cached session would read from the prompt cache,
- * so `dollars_saved` prices the saved tokens at the model's cache-read price (a floor); `dollars_saved_uncached`
- * prices them as fresh input (the ceiling, for a provider or a session without a cache). `cache_breaks` counts the
- * rewrites of an already-sent history (a change of the compressor's level within one session), each of which makes
- * the provider write the rewritten part to its cache again.
+ * so `dollars_saved` prices the saved tokens at the model's cache-read price; `dollars_saved_uncached` prices them as
+ * fresh input (for a provider or a session without a cache). `cache_breaks` counts the rewrites of an already-sent
+ * history (a change of the compressor's level within one session), each of which makes the provider write the
+ * rewritten part to its cache again instead of reading it: `tokens_rewritten` sums those parts (the history already
+ * sent from the step's first rewritten turn on, as compressed: compressor/frontier.ts `stepRewritten`),
+ * `dollars_cache_rewrites` prices them at the cache write less the cache read, and `dollars_saved_net` is what is
+ * left of `dollars_saved` once they are paid: the figure to judge `on` by in a cached session (negative where
+ * compression made a session dearer; within 1 % of the exact replay on the recorded sessions,
+ * bench/compression/recorded-sessions.test.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../core/context.ts';
 import { readableTeams } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
+import { priceOf, type Price } from '../../core/ai/price-of.ts';
 import { principal } from '../auth-hook.ts';
 import { COMPRESSION_REPORT } from './compression-schemas.ts';
 import { addSavings } from '../usage/compression-savings.ts';
@@ -29,6 +35,7 @@ interface Row {
   before: string;
   after: string;
   breaks: number;
+  rewritten: string;
 }
 
 interface Item {
@@ -41,6 +48,20 @@ interface Item {
   dollars_saved: number;
   dollars_saved_uncached: number;
   cache_breaks: number;
+  tokens_rewritten: number;
+  dollars_cache_rewrites: number;
+  dollars_saved_net: number;
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/**
+ * A rewritten token costs its cache write instead of a cache read. Providers with automatic caching list no write
+ * price (their writes cost what fresh input costs), so the write is the dearer of the two listed prices.
+ */
+function rewriteCost(tokens: number, price: Price | null): number {
+  if (price === null) return 0;
+  return (tokens * (Math.max(price.cacheWrite, price.input) - price.cacheRead)) / 1e6;
 }
 
 
@@ -68,11 +89,12 @@ export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): 
     const r = await ctx.db.query<Row>(
       `WITH r AS (
          SELECT key_id, team_id, model, mode, tokens_before, tokens_after,
-                CASE WHEN session IS NOT NULL AND lag(level) OVER w IS NOT NULL AND level <> lag(level) OVER w THEN 1 ELSE 0 END AS brk
+                CASE WHEN session IS NOT NULL AND lag(level) OVER w IS NOT NULL AND level <> lag(level) OVER w THEN 1 ELSE 0 END AS brk,
+                rewrite_tokens
            FROM compression_records WHERE at >= $1 ${visible}
          WINDOW w AS (PARTITION BY session, mode ORDER BY at, record_id))
        SELECT ${GROUPS[q.group_by]} AS grp, model, mode, count(*)::int AS calls, sum(tokens_before) AS before, sum(tokens_after) AS after,
-              sum(brk)::int AS breaks
+              sum(brk)::int AS breaks, sum(CASE WHEN brk = 1 THEN coalesce(rewrite_tokens, 0) ELSE 0 END) AS rewritten
          FROM r GROUP BY 1, 2, 3`,
       params,
     );
@@ -80,9 +102,15 @@ export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): 
     const items = new Map<string, Item>();
     for (const row of r.rows) {
       const id = `${row.grp}\u0000${row.mode}`;
-      const it = items.get(id) ?? { group: row.grp, mode: row.mode, calls: 0, tokens_before: 0, tokens_after: 0, tokens_saved: 0, dollars_saved: 0, dollars_saved_uncached: 0, cache_breaks: 0 };
+      const it = items.get(id) ?? {
+        group: row.grp, mode: row.mode, calls: 0, tokens_before: 0, tokens_after: 0, tokens_saved: 0, dollars_saved: 0, dollars_saved_uncached: 0,
+        cache_breaks: 0, tokens_rewritten: 0, dollars_cache_rewrites: 0, dollars_saved_net: 0,
+      };
       addSavings(it, row.model, row.calls, Number(row.before), Number(row.after), overrides);
       it.cache_breaks += row.breaks;
+      it.tokens_rewritten += Number(row.rewritten);
+      it.dollars_cache_rewrites = round(it.dollars_cache_rewrites + rewriteCost(Number(row.rewritten), priceOf(row.model, overrides)));
+      it.dollars_saved_net = round(it.dollars_saved - it.dollars_cache_rewrites);
       items.set(id, it);
     }
     const list = [...items.values()].sort((a, b) => b.tokens_saved - a.tokens_saved || a.group.localeCompare(b.group));

@@ -30,7 +30,10 @@ export const COMPRESSION_REPORT = object({
       tokens_saved: { type: 'integer' },
       dollars_saved: { type: 'number' },
       dollars_saved_uncached: { type: 'number' },
-      cache_breaks: { type: 'integer' },
+      cache_breaks: { type: 'integer', description: 'Rewrites of an already-sent history within one session.' },
+      tokens_rewritten: { type: 'integer', description: 'Estimated tokens those rewrites made the provider write to its cache again.' },
+      dollars_cache_rewrites: { type: 'number', description: 'What those rewrites cost: their cache write instead of a cache read.' },
+      dollars_saved_net: { type: 'number', description: 'dollars_saved less dollars_cache_rewrites; negative when compression made the sessions dearer.' },
     }),
   },
 });

@@ -4,8 +4,9 @@
  * with the rest of the report, rollups included: usage-query.ts). `audit-only`: the compressor runs after the
  * answer, once the usage record is written, so what it would have saved is read from compression_records over the
  * same time range, teams, visibility and filters. Token counts are estimates. Dollars are priced as in the savings
- * report (control-plane/settings/compression-report.ts): at the model's cache-read price (the floor: a cached
- * session reads most of its history from the cache) and as fresh input (the ceiling).
+ * report (control-plane/settings/compression-report.ts): at the model's cache-read price (a cached session reads
+ * most of its history from the cache) and as fresh input (without a cache). What cache breaks cost is in that
+ * report only: it needs the sessions' records in order.
  */
 import type { Queryable } from '../../core/db/db.ts';
 import { priceOf, type PriceOverride } from '../../core/ai/price-of.ts';

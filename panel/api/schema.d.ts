@@ -3733,7 +3733,14 @@ export interface paths {
                                 tokens_saved: number;
                                 dollars_saved: number;
                                 dollars_saved_uncached: number;
+                                /** @description Rewrites of an already-sent history within one session. */
                                 cache_breaks: number;
+                                /** @description Estimated tokens those rewrites made the provider write to its cache again. */
+                                tokens_rewritten: number;
+                                /** @description What those rewrites cost: their cache write instead of a cache read. */
+                                dollars_cache_rewrites: number;
+                                /** @description dollars_saved less dollars_cache_rewrites; negative when compression made the sessions dearer. */
+                                dollars_saved_net: number;
                             }[];
                         };
                     };

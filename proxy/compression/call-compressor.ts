@@ -207,7 +207,7 @@ export class CallCompressor {
     this.#handle.record({
       recordId: newRecordId(), at: call.at, keyId: call.key.id, teamId: call.key.teamId, model: p.model, provider: p.provider,
       session: sessionKeyOf(call) ?? null, mode: p.mode, tokensBefore: r.beforeTokens, tokensAfter: r.afterTokens,
-      level: r.frontier.level, saved: { ...r.saved },
+      level: r.frontier.level, rewriteTokens: r.frontier.stepRewritten, saved: { ...r.saved },
     });
   }
 }

@@ -21,6 +21,8 @@ export interface CompressionRecord {
   tokensBefore: number;
   tokensAfter: number;
   level: number;
+  /** What the step that set this level rewrote (frontier.ts `stepRewritten`): the cost of a cache break at this call. */
+  rewriteTokens: number;
   saved: Record<string, number>;
 }
 
@@ -39,13 +41,13 @@ export class CompressionRecords {
       log: ctx.log,
       commit: async (rows) => {
         await ctx.db.query(
-          `INSERT INTO compression_records (record_id, at, key_id, team_id, model, provider, session, mode, tokens_before, tokens_after, level, saved)
+          `INSERT INTO compression_records (record_id, at, key_id, team_id, model, provider, session, mode, tokens_before, tokens_after, level, rewrite_tokens, saved)
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(record_id uuid, at timestamptz, key_id text, team_id text, model text,
-             provider text, session text, mode text, tokens_before integer, tokens_after integer, level integer, saved jsonb)
+             provider text, session text, mode text, tokens_before integer, tokens_after integer, level integer, rewrite_tokens integer, saved jsonb)
            ON CONFLICT (record_id) DO NOTHING`,
           [JSON.stringify(rows.map((r) => ({
             record_id: r.recordId, at: r.at, key_id: r.keyId, team_id: r.teamId, model: r.model, provider: r.provider, session: r.session,
-            mode: r.mode, tokens_before: r.tokensBefore, tokens_after: r.tokensAfter, level: r.level, saved: r.saved,
+            mode: r.mode, tokens_before: r.tokensBefore, tokens_after: r.tokensAfter, level: r.level, rewrite_tokens: r.rewriteTokens, saved: r.saved,
           })))],
         );
       },

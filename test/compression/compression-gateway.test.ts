@@ -351,6 +351,14 @@ describe('savings report', () => {
     expect(cli.stdout).toContain('Compression would have saved (audit-only):');
     const byModel = (await g.s.api('GET', '/api/v1/compression/report?days=1&group_by=model')).json();
     expect(byModel.items.map((i: { group: string }) => i.group)).toContain('claude-sonnet-4-6');
+    // Each cache break is priced: the history its step rewrote, at Claude Sonnet's cache write ($3.75 per million)
+    // less its cache read ($0.30), and taken off what was saved.
+    const sonnet = byModel.items.find((i: { group: string; mode: string }) => i.group === 'claude-sonnet-4-6' && i.mode === 'on') as
+      { cache_breaks: number; tokens_rewritten: number; dollars_cache_rewrites: number; dollars_saved: number; dollars_saved_net: number };
+    expect(sonnet.cache_breaks).toBeGreaterThan(0);
+    expect(sonnet.tokens_rewritten).toBeGreaterThan(sonnet.cache_breaks * 1000);
+    expect(sonnet.dollars_cache_rewrites).toBeCloseTo((sonnet.tokens_rewritten * 3.45) / 1e6, 5);
+    expect(sonnet.dollars_saved_net).toBeCloseTo(sonnet.dollars_saved - sonnet.dollars_cache_rewrites, 5);
     const viewer = await g.s.api('GET', '/api/v1/compression/report', undefined, { authorization: '' });
     expect(viewer.statusCode).toBe(401);
   });
