@@ -99,7 +99,7 @@ describe('argument mistakes', () => {
     [['ai', 'calls', 'show'], 'The argument <id> is required (The call id (from svc ai calls list).).'],
     [['ai', 'aliases', 'list', 'extra'], 'Unexpected argument "extra": it takes no arguments.'],
     [['ai', 'calls', 'list', '--limit', '0'], '--limit must be a whole number of 1 or more (got "0").'],
-    [['ai', 'nope'], 'Unknown command "nope" for "svc ai"; commands: keys, quota, usage, accounts, aliases, prices, calls.'],
+    [['ai', 'nope'], 'Unknown command "nope" for "svc ai"; commands: keys, quota, usage, compression, accounts, aliases, prices, calls.'],
     [['-x'], 'Unknown command "-x" for "svc"'],
   ];
   it('answers each with a sentence of ours and exit status 2, never the parser text', async () => {

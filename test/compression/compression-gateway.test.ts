@@ -359,6 +359,16 @@ describe('savings report', () => {
     expect(sonnet.tokens_rewritten).toBeGreaterThan(sonnet.cache_breaks * 1000);
     expect(sonnet.dollars_cache_rewrites).toBeCloseTo((sonnet.tokens_rewritten * 3.45) / 1e6, 5);
     expect(sonnet.dollars_saved_net).toBeCloseTo(sonnet.dollars_saved - sonnet.dollars_cache_rewrites, 5);
+    // The same report from the CLI: one row per model and mode, with the breaks, their cost and the net.
+    const cliReport = await runSvc(['ai', 'compression', '--days', '1'], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
+    expect(cliReport.code, cliReport.stderr).toBe(0);
+    const row = cliReport.stdout.split('\n').find((l) => l.startsWith('claude-sonnet-4-6') && / on /.test(l)) ?? '';
+    const usd = (v: number) => `${v < 0 ? '−' : ''}$${Math.abs(v).toFixed(Math.abs(v) < 1 ? 4 : 2)}`;
+    expect(row).toContain(` ${sonnet.cache_breaks.toLocaleString('en-US')} `);
+    expect(row.trimEnd()).toMatch(new RegExp(`${usd(sonnet.dollars_saved_net).replace('$', '\\$')}( \\(dearer\\))?$`));
+    const bad = await runSvc(['ai', 'compression', '--by', 'account'], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--by must be model, key or team');
     const viewer = await g.s.api('GET', '/api/v1/compression/report', undefined, { authorization: '' });
     expect(viewer.statusCode).toBe(401);
   });
