@@ -52,6 +52,15 @@ export const USAGE = z.looseObject({
   series: z.array(z.looseObject({ at: z.string(), ...USAGE_METRICS })),
 });
 
+export const COMPRESSION_REPORT = z.looseObject({
+  days: z.number().int(), group_by: z.enum(['key', 'model', 'team']), estimated: z.boolean(),
+  items: z.array(z.looseObject({
+    group: z.string(), mode: z.enum(['on', 'audit-only']), calls: count, tokens_before: count, tokens_after: count, tokens_saved: z.number().int(),
+    dollars_saved: z.number(), dollars_saved_uncached: z.number(), cache_breaks: count, tokens_rewritten: count,
+    dollars_cache_rewrites: z.number(), dollars_saved_net: z.number().describe('dollars_saved less the cost of the cache breaks; negative when compression made the sessions dearer.'),
+  })),
+});
+
 export const ACCOUNT_ITEM = z.looseObject({
   id, name: z.string(), provider: z.string(), kind: z.enum(['api_key', 'subscription']), base_url: nullableString, has_secret: z.boolean(),
   secret_hint: nullableString, models: z.array(z.string()), weight: z.number(), priority: z.number(),

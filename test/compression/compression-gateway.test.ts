@@ -5,6 +5,8 @@
  * model rule, team, key and header, and prefix stability over a 100-turn replay seen at the upstream.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compressionOf } from '../../proxy/compression/compression-service.ts';
@@ -366,6 +368,15 @@ describe('savings report', () => {
     const usd = (v: number) => `${v < 0 ? '−' : ''}$${Math.abs(v).toFixed(Math.abs(v) < 1 ? 4 : 2)}`;
     expect(row).toContain(` ${sonnet.cache_breaks.toLocaleString('en-US')} `);
     expect(row.trimEnd()).toMatch(new RegExp(`${usd(sonnet.dollars_saved_net).replace('$', '\\$')}( \\(dearer\\))?$`));
+    // And through MCP: the SDK client checks the answer against the tool's output schema.
+    const mcp = new Client({ name: 'svc-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${g.s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } } }));
+    try {
+      const viaMcp = await mcp.callTool({ name: 'compression_report', arguments: { days: 1, group_by: 'model' } });
+      expect(viaMcp.structuredContent).toEqual(byModel);
+    } finally {
+      await mcp.close();
+    }
     const bad = await runSvc(['ai', 'compression', '--by', 'account'], { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent', SVC_URL: g.s.url, SVC_TOKEN: ADMIN_TOKEN });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--by must be model, key or team');

@@ -47,8 +47,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-const GATEWAY = ['list_keys', 'create_key', 'update_key', 'revoke_key', 'key_quota', 'usage', 'list_accounts', 'show_account', 'refresh_account_quota',
-  'list_aliases', 'set_alias', 'delete_alias', 'list_calls', 'show_call', 'list_prices', 'set_price', 'delete_price'];
+const GATEWAY = ['list_keys', 'create_key', 'update_key', 'revoke_key', 'key_quota', 'usage', 'compression_report', 'list_accounts', 'show_account',
+  'refresh_account_quota', 'list_aliases', 'set_alias', 'delete_alias', 'list_calls', 'show_call', 'list_prices', 'set_price', 'delete_price'];
 const EARLIER = ['search', 'list_teams', 'list_tokens', 'list_trust_rules', 'create_trust_rule', 'delete_trust_rule', 'list_trust_exchanges', 'list_notifications', 'list_webhooks', 'list_projects', 'list_issues', 'update_issue', 'errors_stats'];
 
 describe('MCP through the SDK client', () => {
@@ -139,6 +139,7 @@ describe('MCP through the SDK client', () => {
     expect(usage.structuredContent).toMatchObject({ days: 3, group_by: ['model', 'key'], totals: { calls: 0 }, groups: [] });
     expect((usage.structuredContent?.series as unknown[]).length).toBe(3);
     expect(refusal(await call(reader, 'usage', { days: 3, interval: 'hour', team: 'blue' }))).toEqual({ isError: true, code: 'not_found' });
+    expect((await call(reader, 'compression_report', { days: 7, group_by: 'key' })).structuredContent).toEqual({ days: 7, group_by: 'key', estimated: true, items: [] });
     expect((await call(reader, 'list_calls', { team: 'red' })).structuredContent).toEqual({ items: [], next_cursor: null });
     expect(refusal(await call(reader, 'show_call', { call: 'nope' }))).toEqual({ isError: true, code: 'not_found' });
 
