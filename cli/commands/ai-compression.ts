@@ -5,6 +5,7 @@
  */
 import { CliError } from '../cli-error.ts';
 import { defineCommand } from '../command.ts';
+import { DAYS_OPTION, days } from './days-option.ts';
 import type { Column } from '../output.ts';
 
 interface Item {
@@ -48,16 +49,15 @@ export const compression = defineCommand({
   name: 'compression',
   summary: 'What compression saved and would save, its cache breaks and the net, by model, key or team',
   options: {
-    days: { type: 'string', value: 'N', description: 'The last N days, 1 to 366 (default 30).' },
+    days: DAYS_OPTION('The last N days, 1 to 366 (default 30).'),
     by: { type: 'string', value: 'model|key|team', description: 'Group by model (the default), key or team.' },
   },
   examples: ['svc ai compression', 'svc ai compression --days 7 --by key --json'],
   async run(ctx) {
-    const days = ctx.opts.days;
-    if (days !== undefined && !/^\d{1,3}$/.test(days)) throw new CliError('usage', `--days must be a whole number of days (got "${days}").`, { helpFor: 'svc ai compression' });
+    const period = days(ctx.opts.days, 30, 'svc ai compression');
     const by = ctx.opts.by ?? 'model';
     if (!BY.includes(by)) throw new CliError('usage', `--by must be model, key or team (got "${by}").`, { helpFor: 'svc ai compression' });
-    const r = await ctx.api().get<Report>('/api/v1/compression/report', { days: days ?? 30, group_by: by });
+    const r = await ctx.api().get<Report>('/api/v1/compression/report', { days: period, group_by: by });
     ctx.out.result(r, () => {
       ctx.out.line(`Compression over the last ${r.days === 1 ? 'day' : `${r.days} days`}, by ${r.group_by}`);
       ctx.out.table(r.items, COLUMNS(r.group_by), 'Nothing compressed in this period: set a mode with svc teams compression or svc ai keys update --compression, or see docs/compression.md.');

@@ -2,8 +2,8 @@
  * svc ai usage: calls, tokens and cost by model and key over the last N days (GET /api/v1/usage), as a table; with
  * compression in use, the input tokens before and after it and what it saved, per group and in total.
  */
-import { CliError } from '../cli-error.ts';
 import { defineCommand } from '../command.ts';
+import { DAYS_OPTION, days } from './days-option.ts';
 import type { Column } from '../output.ts';
 
 interface UsageGroup {
@@ -47,15 +47,14 @@ export const usage = defineCommand({
   name: 'usage',
   summary: 'Calls, tokens and cost by model and key over the last N days',
   options: {
-    days: { type: 'string', value: 'N', description: 'The last N calendar days (UTC), today included (default 7).' },
+    days: DAYS_OPTION('The last N calendar days (UTC), today included (default 7).'),
     by: { type: 'string', value: 'model,key', description: 'Group by any of model, key, account, team (default model,key).' },
     team: { type: 'string', value: 'TEAM', description: 'Only this team (name or id).' },
     key: { type: 'string', value: 'KEY_ID', description: 'Only this gateway key.' },
   },
   examples: ['svc ai usage --days 30', 'svc ai usage --days 1 --by model --team payments --json'],
   async run(ctx) {
-    if (ctx.opts.days !== undefined && !/^\d{1,3}$/.test(ctx.opts.days)) throw new CliError('usage', `--days must be a whole number of days (got "${ctx.opts.days}").`, { helpFor: 'svc ai usage' });
-    const u = await ctx.api().get<Usage>('/api/v1/usage', { days: ctx.opts.days ?? 7, group_by: ctx.opts.by ?? 'model,key', team: ctx.opts.team, key: ctx.opts.key });
+    const u = await ctx.api().get<Usage>('/api/v1/usage', { days: days(ctx.opts.days, 7, 'svc ai usage'), group_by: ctx.opts.by ?? 'model,key', team: ctx.opts.team, key: ctx.opts.key });
     ctx.out.result(u, () => {
       const cols: Column<UsageGroup>[] = [];
       if (u.group_by.includes('model')) cols.push({ title: 'model', value: (g) => g.model });

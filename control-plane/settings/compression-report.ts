@@ -19,10 +19,9 @@ import type { AppContext } from '../../core/context.ts';
 import { readableTeams } from '../../core/auth/principal.ts';
 import { svcError } from '../../core/errors.ts';
 import { readPriceOverrides } from '../../core/ai/price-overrides.ts';
-import { priceOf, type Price } from '../../core/ai/price-of.ts';
 import { principal } from '../auth-hook.ts';
 import { COMPRESSION_REPORT } from './compression-schemas.ts';
-import { addSavings } from '../usage/compression-savings.ts';
+import { addRewrites, addSavings, type Rewrites, type Savings } from '../usage/compression-savings.ts';
 
 const GROUPS = { key: 'key_id', model: 'model', team: 'team_id' } as const;
 type GroupBy = keyof typeof GROUPS;
@@ -38,32 +37,10 @@ interface Row {
   rewritten: string;
 }
 
-interface Item {
+interface Item extends Savings, Rewrites {
   group: string;
   mode: 'on' | 'audit-only';
-  calls: number;
-  tokens_before: number;
-  tokens_after: number;
-  tokens_saved: number;
-  dollars_saved: number;
-  dollars_saved_uncached: number;
-  cache_breaks: number;
-  tokens_rewritten: number;
-  dollars_cache_rewrites: number;
-  dollars_saved_net: number;
 }
-
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
-
-/**
- * A rewritten token costs its cache write instead of a cache read. Providers with automatic caching list no write
- * price (their writes cost what fresh input costs), so the write is the dearer of the two listed prices.
- */
-function rewriteCost(tokens: number, price: Price | null): number {
-  if (price === null) return 0;
-  return (tokens * (Math.max(price.cacheWrite, price.input) - price.cacheRead)) / 1e6;
-}
-
 
 export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/v1/compression/report', {
@@ -107,10 +84,7 @@ export function compressionReportRoutes(app: FastifyInstance, ctx: AppContext): 
         cache_breaks: 0, tokens_rewritten: 0, dollars_cache_rewrites: 0, dollars_saved_net: 0,
       };
       addSavings(it, row.model, row.calls, Number(row.before), Number(row.after), overrides);
-      it.cache_breaks += row.breaks;
-      it.tokens_rewritten += Number(row.rewritten);
-      it.dollars_cache_rewrites = round(it.dollars_cache_rewrites + rewriteCost(Number(row.rewritten), priceOf(row.model, overrides)));
-      it.dollars_saved_net = round(it.dollars_saved - it.dollars_cache_rewrites);
+      addRewrites(it, row.model, row.breaks, Number(row.rewritten), overrides);
       items.set(id, it);
     }
     const list = [...items.values()].sort((a, b) => b.tokens_saved - a.tokens_saved || a.group.localeCompare(b.group));

@@ -44,6 +44,27 @@ export function addSavings(s: Savings, model: string, calls: number, before: num
   s.dollars_saved_uncached = round(s.dollars_saved_uncached + ((before - after) * (price?.input ?? 0)) / 1e6);
 }
 
+/** What the cache breaks of compressed sessions cost (the savings report only: it needs the sessions' records in order). */
+export interface Rewrites {
+  cache_breaks: number;
+  tokens_rewritten: number;
+  dollars_cache_rewrites: number;
+  dollars_saved_net: number;
+}
+
+/**
+ * Adds the cache breaks of calls of one model to `s`, after their savings: a rewritten token costs its cache write
+ * instead of a cache read. Providers with automatic caching list no write surcharge (their writes cost what fresh
+ * input costs), so the write is the dearer of the two listed prices.
+ */
+export function addRewrites(s: Savings & Rewrites, model: string, breaks: number, tokens: number, overrides: readonly PriceOverride[]): void {
+  const price = priceOf(model, overrides);
+  s.cache_breaks += breaks;
+  s.tokens_rewritten += tokens;
+  if (price) s.dollars_cache_rewrites = round(s.dollars_cache_rewrites + (tokens * (Math.max(price.cacheWrite, price.input) - price.cacheRead)) / 1e6);
+  s.dollars_saved_net = round(s.dollars_saved - s.dollars_cache_rewrites);
+}
+
 /** The key of a group's values, as usage-routes.ts builds it from g0…g3. */
 export const groupKey = (values: ReadonlyArray<string | null>): string => values.map((v) => v ?? '').join('\u0000');
 
