@@ -36,14 +36,15 @@ export function Compression({ me }: { me: Me }) {
       {report.data && report.data.items.length > 0 && (
         <div class="table-wrap" tabIndex={0}>
           <table aria-label="Compression savings">
-            <thead><tr><th scope="col">{groupBy}</th><th scope="col">Mode</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Tokens before</th><th scope="col" class="num">Tokens saved</th><th scope="col" class="num">Saved (cached – uncached)</th><th scope="col" class="num">Cache breaks (their cost)</th><th scope="col" class="num">Net, cached</th></tr></thead>
+            <thead><tr><th scope="col">{groupBy}</th><th scope="col">Mode</th><th scope="col" class="num">Net, cached</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Tokens before</th><th scope="col" class="num">Tokens saved</th><th scope="col" class="num">Saved (cached – uncached)</th><th scope="col" class="num">Cache breaks (their cost)</th></tr></thead>
             <tbody>{report.data.items.map((r) => (
               <tr key={`${r.group}-${r.mode}`}>
                 <td>{r.group}</td><td>{r.mode === 'on' ? 'on' : 'audit-only (would save)'}</td>
+                {/* The net first: what to judge `on` by, in view on a narrow screen before the table scrolls. */}
+                <td class="num">{r.dollars_saved_net < 0 ? `−${fmtUsd(-r.dollars_saved_net)} (dearer)` : fmtUsd(r.dollars_saved_net)}</td>
                 <td class="num">{fmtCount(r.calls, 'call')}</td><td class="num">{fmtTokens(r.tokens_before)}</td><td class="num">{fmtTokens(r.tokens_saved)}</td>
                 <td class="num">{fmtUsd(r.dollars_saved)} – {fmtUsd(r.dollars_saved_uncached)}</td>
                 <td class="num">{fmtCount(r.cache_breaks, 'break')} ({fmtUsd(r.dollars_cache_rewrites)})</td>
-                <td class="num">{r.dollars_saved_net < 0 ? `−${fmtUsd(-r.dollars_saved_net)} (dearer)` : fmtUsd(r.dollars_saved_net)}</td>
               </tr>
             ))}</tbody>
           </table>
