@@ -128,6 +128,11 @@ function suite(name: string, open: () => Promise<{ db: Db; drop(): Promise<void>
       expect(r.created).toContain(`events:${new Date(day).toISOString().slice(0, 10)}`);
       expect(await count(t.db, 'SELECT count(*)::int AS n FROM events_default')).toBe(0);
       expect(await count(t.db, `SELECT count(*)::int AS n FROM ${partitionName('events', day)}`)).toBe(1);
+      // Every partition of events keeps a compressed document in its row up to 4 KB: those the migration found, the new.
+      const options = await t.db.query<{ relname: string; reloptions: string[] | null }>(
+        `SELECT c.relname, c.reloptions FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass`);
+      expect(options.rows.map((r) => r.relname)).toEqual(expect.arrayContaining(['events_default', 'events_legacy', partitionName('events', day)]));
+      for (const r of options.rows) expect(r.reloptions, r.relname).toContain('toast_tuple_target=4096');
       // Days ahead for the retentions in use: tomorrow's events (400 days); usage records' next days (90) are still
       // the legacy partition's.
       expect((await listPartitions(t.db, 'events')).map((p) => p.name)).toContain(partitionName('events', day + DAY_MS));
