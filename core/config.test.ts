@@ -21,6 +21,7 @@ describe('configuration', () => {
     [{ SVC_REQUEST_BODY_TIMEOUT_MS: '10' }, 'SVC_REQUEST_BODY_TIMEOUT_MS'],
     [{ SVC_PANEL_ORIGIN: 'admin.example.com' }, 'SVC_PANEL_ORIGIN'],
     [{ SVC_GATEWAY_URL: 'ftp://gateway.example.com' }, 'SVC_GATEWAY_URL'],
+    [{ SVC_EVENT_DOCUMENTS: 'text' }, 'SVC_EVENT_DOCUMENTS'],
   ])('names the bad variable in %j', (env, variable) => {
     try {
       loadConfig(env);
@@ -54,5 +55,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ SVC_PAGES_URL: 'https://pages.example.com' })).toThrow(/SVC_PAGES_TOKEN is required with SVC_PAGES_URL/);
     expect(() => loadConfig({ SVC_APPS_TOKEN: 'apps-token' })).toThrow(/SVC_APPS_URL is required/);
     expect(() => loadConfig({ SVC_APPS_URL: 'ftp://apps.example.com', SVC_APPS_TOKEN: 'x' })).toThrow(/SVC_APPS_URL must use one of http:, https:/);
+  });
+
+  it('stores event documents as jsonb until told json (docs/errors.md#event-documents)', () => {
+    expect(loadConfig({}).eventDocuments).toBe('jsonb');
+    expect(loadConfig({ SVC_EVENT_DOCUMENTS: 'json' }).eventDocuments).toBe('json');
+    expect(() => loadConfig({ SVC_EVENT_DOCUMENTS: 'JSON' })).toThrow('SVC_EVENT_DOCUMENTS must be one of jsonb, json (got "JSON")');
   });
 });

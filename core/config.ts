@@ -58,6 +58,11 @@ export interface Config {
   ingestQueueBytes: number;
   ingestBatchSize: number;
   ingestFlushMs: number;
+  /**
+   * The column a stored event's document goes to (docs/errors.md#event-documents): `jsonb` (data, as every
+   * version before) or `json` (doc: its text, about half the database's work per event). Readers take either.
+   */
+  eventDocuments: EventDocuments;
   /** Worker threads that prepare events (scrub, normalise, group); 0 = on the main thread. */
   ingestWorkers: number;
   /** Ingest request body bytes (as read and decoded) all requests of the node may hold at once before 503 ingest_overloaded. */
@@ -85,6 +90,8 @@ export interface Config {
   /** How the panel reaches the gateway, told to it by the control plane; unset = the panel's own origin. */
   gatewayUrl: string | undefined;
 }
+
+export type EventDocuments = 'jsonb' | 'json';
 
 export interface PeerConfig {
   url: string;
@@ -115,6 +122,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
 }
 
 /**
@@ -254,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestQueueBytes: int(env, 'SVC_INGEST_QUEUE_BYTES', 32 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ingestBatchSize: int(env, 'SVC_INGEST_BATCH_SIZE', 500, 1, 10_000),
     ingestFlushMs: int(env, 'SVC_INGEST_FLUSH_MS', 5, 0, 60_000),
+    eventDocuments: oneOf(env, 'SVC_EVENT_DOCUMENTS', ['jsonb', 'json'] as const, 'jsonb'),
     ingestWorkers: int(env, 'SVC_INGEST_WORKERS', availableParallelism() > 1 ? 1 : 0, 0, 64),
     ingestInflateBudgetBytes: int(env, 'SVC_INGEST_INFLATE_BUDGET_BYTES', 64 * 1024 * 1024, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     journalMaxBytes: int(env, 'SVC_JOURNAL_MAX_BYTES', 1024 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024 * 1024),

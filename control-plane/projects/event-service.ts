@@ -76,8 +76,9 @@ export async function getEvent(ctx: AppContext, p: Principal, rawId: string, pro
   const visible = readableTeams(p);
   if (visible) where.push(`p.team_id = ANY($${params.push(visible)})`);
   if (projectId !== undefined) where.push(`p.id = $${params.push(projectId)}`);
+  // The document is in `doc` or `data`, as the node that stored it was configured (SVC_EVENT_DOCUMENTS).
   const r = await ctx.db.query<EventRow>(
-    `SELECT ${SUMMARY}, e.data FROM projects p JOIN events e ON e.project_id = p.id AND e.event_id = $1
+    `SELECT ${SUMMARY}, COALESCE(e.doc, e.data::json) AS data FROM projects p JOIN events e ON e.project_id = p.id AND e.event_id = $1
      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY e.received_at DESC LIMIT 1`,
     params,
   );

@@ -15,6 +15,7 @@
  * six round trips (BEGIN, issues, events, counts and locks, the last statement, COMMIT), seven when a grouping-rule
  * change may apply (adopt-legacy-issues.ts), whatever its notifications.
  */
+import type { EventDocuments } from '../../core/config.ts';
 import type { Queryable } from '../../core/db/db.ts';
 import type { EventKind, OutboxRow } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
@@ -59,8 +60,15 @@ export interface StoreResult {
   outbox: OutboxRow[];
 }
 
+export interface StoreOptions {
+  /** Links in the notifications' payloads. */
+  publicUrl: string;
+  /** The column the documents go to (SVC_EVENT_DOCUMENTS). */
+  documents: EventDocuments;
+}
+
 /** `rows`: the events rows as text (prepare-batch.ts), the same events as `events`. */
-export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: EventRowsText, now: Date, publicUrl: string): Promise<StoreResult> {
+export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: EventRowsText, now: Date, options: StoreOptions): Promise<StoreResult> {
   const groups = groupEvents(events);
 
   await adoptLegacyIssues(q, events);
@@ -79,7 +87,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: E
     g.issueId = id;
   }
 
-  const inserted = await insertEvents(q, rows, events.length);
+  const inserted = await insertEvents(q, rows, events.length, options.documents);
   for (const g of groups) g.fresh = g.events.filter((e) => inserted.has(eventKey(e.project.id, e.eventId)));
   const active = groups.filter((g) => g.fresh.length > 0);
   await deleteEmptyIssues(q, groups.filter((g) => g.fresh.length === 0 && createdIds.has(g.issueId)).map((g) => g.issueId));
@@ -122,7 +130,7 @@ export async function storeEvents(q: Queryable, events: PreparedEvent[], rows: E
       id: issue.id, title: issue.title, culprit: issue.culprit, level: issue.level, state: update.state,
       count: issue.count + update.added, people: issue.people + update.people_added,
     };
-    outbox.push({ team_id: project.teamId, kind: n.kind, payload: issuePayload(snapshot, project, publicUrl, n.eventId, n.spike) });
+    outbox.push({ team_id: project.teamId, kind: n.kind, payload: issuePayload(snapshot, project, options.publicUrl, n.eventId, n.spike) });
   }
   const stored = active.reduce((s, g) => s + g.fresh.length, 0);
   return { stored, repeated: events.length - stored, notifications: notifications.length, updates, outbox };

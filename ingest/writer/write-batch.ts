@@ -33,7 +33,7 @@ export function createWriteBatch(ctx: AppContext, pool: PreparePool): WriteBatch
       // pg (a server or the embedded default's child Postgres) takes the bytes as they are; PGlite wants text.
       const rows = batch && (ctx.db.textParams ? { columns: batch.rows.columns.toString(), documents: batch.rows.documents.toString() } : batch.rows);
       const now = new Date(ctx.clock.now());
-      const { updates, outbox } = rows && prepared.length > 0 ? await storeEvents(q, prepared, rows, now, ctx.config.publicUrl) : { updates: [], outbox: [] };
+      const { updates, outbox } = rows && prepared.length > 0 ? await storeEvents(q, prepared, rows, now, { publicUrl: ctx.config.publicUrl, documents: ctx.config.eventDocuments }) : { updates: [], outbox: [] };
       await finishBatch(q, { updates, outbox, outcomes, inboxIds }, now);
     });
     return rejected;
