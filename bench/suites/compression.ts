@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchSuite } from '../run.ts';
 import { compressConversation } from '../../compressor/compress-conversation.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from '../../compressor/compress-options.ts';
-import { recordedSessions } from '../compression/recorded-sessions.ts';
+import { RECORDED_TASKS, recordedSessions, type RecordedTask } from '../compression/recorded-sessions.ts';
 import { sessionCorpus } from '../compression/session-corpus.ts';
 import { AUTOMATIC_CACHE, MESSAGES_CACHE, replaySession, type SummaryModel } from '../compression/replay-session.ts';
 import { checkSession } from '../compression/check-session.ts';
@@ -92,9 +92,11 @@ function table(title: string, tuned: [string, string][], held: [string, string][
 
 /**
  * The recorded sessions of the real agents, one row each, apart from the generated ones, without and with summaries
- * (SUMMARY): the file tours, then the debugging loops, each task with its sessions together, and the sessions past
+ * (SUMMARY): the file tours, the debugging loops, the long tours followed by a loop, each task with its sessions together, and the sessions past
  * 50 k tokens of every task together (the issue's aggregate, taken over the recorded ones alone).
  */
+const PLURAL: Record<RecordedTask, string> = { 'file tour': 'file tours', 'debugging loop': 'debugging loops', 'long tour, then debugging loop': 'long tours, then debugging loops' };
+
 function recordedTable(): string[] {
   const out = [
     '| recorded session | requests | last request, tokens | input tokens | effective cost, messages cache | automatic cache | cache breaks, broken pairs, spans kept | with summaries: input tokens, cost |',
@@ -116,7 +118,7 @@ function recordedTable(): string[] {
   const total = (title: string, t: Sum) => `| ${title} | ${t.requests} | | ${t.tokens[0]} → ${t.tokens[1]} (${change(t.tokens[0], t.tokens[1], 'fewer')}) | ${change(t.cost[0], t.cost[1], 'lower')} | ${change(t.auto[0], t.auto[1], 'lower')} | ${t.breaks} | ${change(t.tokens[0], t.tokens[2], 'fewer')}, ${change(t.cost[0], t.cost[2], 'lower')} |`;
   const large = sum();
   const sessions = recordedSessions();
-  for (const task of ['file tour', 'debugging loop'] as const) {
+  for (const task of RECORDED_TASKS) {
     const all = sum();
     const taskLarge = sum();
     for (const s of sessions.filter((x) => x.task === task)) {
@@ -130,8 +132,8 @@ function recordedTable(): string[] {
       add(taskLarge, [b, c, d], c.cacheBreaks);
       add(large, [b, c, d], c.cacheBreaks);
     }
-    if (task === 'debugging loop') out.push(total('debugging loops, together', all));
-    out.push(total(`${task === 'file tour' ? 'file tours' : 'debugging loops'} past 50 k tokens, together`, taskLarge));
+    if (task !== 'file tour') out.push(total(`${PLURAL[task]}, together`, all));
+    out.push(total(`${PLURAL[task]} past 50 k tokens, together`, taskLarge));
   }
   out.push(total('all recorded sessions past 50 k tokens, together', large));
   return out;

@@ -1,8 +1,9 @@
 /**
  * Records the compression corpus's agent sessions (issue 13): each pinned agent runs the file hunt through the
  * gateway after a tour of this repository's own translator sources (some read twice, as agents do; a short tour
- * and a long one, for sessions past 50 k tokens), and a debugging loop over a copy of the translators with planted
- * bugs (debug-loop-policy.ts: test runs, reads, searches and fixes until the suite passes), with a key that
+ * and a long one, for sessions past 50 k tokens), a debugging loop over a copy of the translators with planted
+ * bugs (debug-loop-policy.ts: test runs, reads, searches and fixes until the suite passes), and the long tour's reads
+ * followed by that loop (a session of 89 tool calls, the length agents reach before they compact), with a key that
  * keeps call bodies; the last request the agent sent, which carries the whole session in the agent's own wire
  * style (system prompt, tools, re-sent history), is written to test/fixtures/agent-sessions/. Skipped unless
  * `npm run agents:record-sessions` (SVC_RECORD_AGENT_SESSIONS=1) asks for it; the files are committed.
@@ -15,7 +16,7 @@ import { toolOutputText, toolPairIds } from '../../bench/compression/check-sessi
 import type { StyleName } from '../../translators/model.ts';
 import { getStyle } from '../../translators/styles.ts';
 import { agentVersion, CODING_AGENTS, type CodingAgent } from './coding-agents.ts';
-import { DEBUG_LOOP, DEBUG_TASK, debugLoopPolicy, FAILED_ASSERTIONS, PLANTED_BUGS } from './debug-loop-policy.ts';
+import { DEBUG_LOOP, DEBUG_TASK, debugLoopPolicy, FAILED_ASSERTIONS, PLANTED_BUGS, type DebugStep } from './debug-loop-policy.ts';
 import { fileHuntPolicy } from './file-hunt-policy.ts';
 import {
   AGENT_TASK, answerWith, launchAgent, makeDebugWorkspace, makeWorkspace, REPO, runAgent, startAgentGateway, type AgentGateway,
@@ -129,13 +130,22 @@ function resultsIn(request: string, style: StyleName): number {
   return toolPairIds(getStyle(style).decodeRequest(JSON.parse(request)).turns).filter((x) => x.startsWith('result:')).length;
 }
 
-describe.skipIf(!RECORD)('recording agent sessions: debugging loop', () => {
+/**
+ * The debugging loops recorded: alone, and after the long tour (an agent that reads its way into the code before it
+ * runs the tests: about 90 tool calls, for sessions of the length agents reach before they compact).
+ */
+const DEBUG_TASKS = [
+  { name: 'debugging loop', suffix: '-debug', script: DEBUG_LOOP },
+  { name: 'long tour, then debugging loop', suffix: '-long-debug', script: [...LONG_TOUR.map((path): DebugStep => ({ kind: 'read', path })), ...DEBUG_LOOP] },
+];
+
+describe.skipIf(!RECORD).each(DEBUG_TASKS)('recording agent sessions: $name', ({ name, suffix, script }) => {
   it.each(CODING_AGENTS.map((a) => [a.name, a] as [string, CodingAgent]))('%s', async (_name, agent) => {
     if (agent.shell === undefined) throw new Error(`${agent.name} has no shell tool`);
     const ws = makeDebugWorkspace();
     const { g, proxy } = env as AgentGateway;
     try {
-      answerWith(env as AgentGateway, debugLoopPolicy(ws.dir, agent.shell, agent.readers[0]));
+      answerWith(env as AgentGateway, debugLoopPolicy(ws.dir, agent.shell, agent.readers[0], script));
       const k = await g.s.api('POST', '/api/v1/keys', { name: `record ${agent.name} debug`, log_bodies: '1d' }, { 'x-svc-team': 'gw' });
       expect(k.statusCode, k.body).toBe(201);
       const up = UPSTREAM[agent.style];
@@ -147,7 +157,7 @@ describe.skipIf(!RECORD)('recording agent sessions: debugging loop', () => {
       expect(proxy.targets).toEqual([]);
       // Call bodies are written after each answer: wait for the request that carries the last step's result.
       let rows: { request: string }[] = [];
-      const last = () => rows.map((r) => r.request).filter((r) => resultsIn(r, agent.style) === DEBUG_LOOP.length).sort((a, b) => b.length - a.length)[0];
+      const last = () => rows.map((r) => r.request).filter((r) => resultsIn(r, agent.style) === script.length).sort((a, b) => b.length - a.length)[0];
       for (let i = 0; i < 100 && last() === undefined; i++) {
         rows = (await g.s.db.query<{ request: string }>('SELECT request FROM call_bodies WHERE key_id = $1', [k.json().id])).rows;
         if (last() === undefined) await new Promise((r) => setTimeout(r, 100));
@@ -161,9 +171,9 @@ describe.skipIf(!RECORD)('recording agent sessions: debugging loop', () => {
       // itself leaves fewer for the compressor to keep.
       const sent = toolOutputText(getStyle(agent.style).decodeRequest(JSON.parse(neutralised)));
       mkdirSync(OUT, { recursive: true });
-      writeFileSync(join(OUT, `${agent.id}-debug.json`), `${JSON.stringify({
-        agent: agent.name, version: agentVersion(agent), style: agent.style, model: up.model, task: DEBUG_TASK, kind: 'debugging loop',
-        steps: DEBUG_LOOP.map((s) => (s.kind === 'shell' ? `$ ${s.command}` : `read ${s.path}`)), bugs: PLANTED_BUGS.map((b) => b.file),
+      writeFileSync(join(OUT, `${agent.id}${suffix}.json`), `${JSON.stringify({
+        agent: agent.name, version: agentVersion(agent), style: agent.style, model: up.model, task: DEBUG_TASK, kind: name,
+        steps: script.map((s) => (s.kind === 'shell' ? `$ ${s.command}` : `read ${s.path}`)), bugs: PLANTED_BUGS.map((b) => b.file),
         spans: FAILED_ASSERTIONS.filter((x) => sent.includes(x)), request: JSON.parse(neutralised),
       }, null, 1)}\n`);
     } finally {

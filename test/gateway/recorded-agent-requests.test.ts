@@ -1,7 +1,8 @@
 /**
  * The recorded sessions of Claude Code, Codex CLI, Gemini CLI and Qwen Code (test/fixtures/agent-sessions: each
- * agent's last request of a scripted task, a tour of 13 or 40 file reads and a two-step hunt or a debugging loop of
- * 49 steps, byte for byte as it sent it, with its system prompt, tools and options) replayed through the gateway to
+ * agent's last request of a scripted task, a tour of 13 or 40 file reads and a two-step hunt, a debugging loop of
+ * 49 steps or the 40 reads followed by that loop, byte for byte as it sent it, with its system prompt, tools and
+ * options) replayed through the gateway to
  * every upstream style: each upstream receives every tool result paired with its call and every marked span, in its
  * own wire format, and the streamed answer completes. The agents themselves run in test/agents (slow tier).
  */
