@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repeatMarker, tidyOutput } from './tidy-output.ts';
+import { repeatMarker, tidyOutput, tidyWhitespace } from './tidy-output.ts';
 import { cutOutput } from './cut-output.ts';
 import { DEFAULT_COMPRESS_OPTIONS } from './compress-options.ts';
 
@@ -18,6 +18,24 @@ describe('tidyOutput', () => {
   it('leaves two identical lines and runs of blank lines to the whitespace step', () => {
     expect(tidyOutput('a\na\nb').text).toBe('a\na\nb');
     expect(tidyOutput('a  \n\n\n\n  b').text).toBe('a\n\n  b');
+  });
+
+  it('cuts trailing spaces and tabs of every line and keeps indentation', () => {
+    expect(tidyOutput('  if (a) {  \n\t\treturn 1;\t \n  }\t').text).toBe('  if (a) {\n\t\treturn 1;\n  }');
+    expect(tidyOutput('x  \u2028y \u2029z ').text).toBe('x\u2028y\u2029z');
+    expect(tidyOutput('   \n \t\n').text).toBe('\n\n');
+  });
+
+  it('tidies whitespace as the multiline pattern says, on any mix of blanks and line ends', () => {
+    // The pattern is the definition (it was the implementation); it is too slow on long indented outputs.
+    const oracle = (t: string) => t.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n');
+    const alphabet = [' ', '\t', '\n', 'a', '\r', '\u2028', '\u2029', '}'];
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 5000; i++) {
+      const text = Array.from({ length: Math.floor(next() * 30) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+      expect(tidyWhitespace(text), JSON.stringify(text)).toBe(oracle(text));
+    }
   });
 
   it('minifies JSON, but not when a number would lose digits', () => {
