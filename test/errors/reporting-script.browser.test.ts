@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { makeTeam } from '../api/access-fixtures.ts';
+import { STORED_DOCUMENT } from '../ingest/support/ingest-helpers.ts';
 import { createTeamProject, waitFor, type Project } from './support/errors-fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,7 +67,7 @@ describe.skipIf(!haveChromium)('the reporting script in Chromium', () => {
   }
 
   const eventsWithTitle = async (title: string) =>
-    (await s.db.query<{ event_id: string; data: Record<string, unknown> }>('SELECT event_id, data FROM events WHERE project_id = $1 AND title = $2', [p.id, title])).rows;
+    (await s.db.query<{ event_id: string; data: Record<string, unknown> }>(`SELECT event_id, ${STORED_DOCUMENT} FROM events WHERE project_id = $1 AND title = $2`, [p.id, title])).rows;
 
   it('serves a cacheable script under 2 KB', async () => {
     const res = await fetch(`${s.url}/js/${p.public_key}.js`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createProject, envelope, eventEnvelope, outcomes, post, randomEventId, sentryAuth, waitFor, waitForEvents, type TestProject } from './support/ingest-helpers.ts';
+import { createProject, envelope, eventEnvelope, outcomes, post, randomEventId, sentryAuth, STORED_DOCUMENT, waitFor, waitForEvents, type TestProject } from './support/ingest-helpers.ts';
 
 let s: TestServer;
 let p: TestProject;
@@ -18,7 +18,7 @@ describe('POST /api/{project}/envelope/', () => {
     expect(res.json()).toEqual({ id });
     expect(res.headers['access-control-allow-origin']).toBe('*');
     await waitForEvents(s.db, p.id, 1);
-    const ev = await s.db.query<{ title: string; level: string; data: Record<string, unknown> }>('SELECT title, level, data FROM events WHERE project_id = $1', [p.id]);
+    const ev = await s.db.query<{ title: string; level: string; data: Record<string, unknown> }>(`SELECT title, level, ${STORED_DOCUMENT} FROM events WHERE project_id = $1`, [p.id]);
     expect(ev.rows[0]).toMatchObject({ title: 'hello 42', level: 'warning' });
     const issues = await s.api('GET', `/api/v1/projects/${p.id}/issues`);
     expect(issues.json().items).toHaveLength(1);
@@ -39,7 +39,7 @@ describe('POST /api/{project}/envelope/', () => {
     const extra = { note: 'a\u001eb\u001fc\u0001', ['key\u001e']: ['\u001e'] };
     const res = await post(s, `/api/${p.id}/envelope/`, eventEnvelope({ message: 'rs \u001e inside', extra }, { event_id: id }), sentryAuth(p.publicKey));
     expect(res.statusCode).toBe(200);
-    const row = await waitFor(async () => (await s.db.query<{ title: string; data: { extra: unknown } }>('SELECT title, data FROM events WHERE project_id = $1 AND event_id = $2', [p.id, id])).rows[0]);
+    const row = await waitFor(async () => (await s.db.query<{ title: string; data: { extra: unknown } }>(`SELECT title, ${STORED_DOCUMENT} FROM events WHERE project_id = $1 AND event_id = $2`, [p.id, id])).rows[0]);
     expect(row.title).toBe('rs \u001e inside');
     expect(row.data.extra).toEqual(extra);
   });

@@ -1,7 +1,7 @@
 /** Scrubbing end to end: no listed secret survives anywhere in the stored event, with the project's own keys too. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createProject, eventEnvelope, post, randomEventId, sentryAuth, waitFor } from './support/ingest-helpers.ts';
+import { createProject, eventEnvelope, post, randomEventId, sentryAuth, STORED_DOCUMENT, waitFor } from './support/ingest-helpers.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -38,7 +38,7 @@ it('stores no secret from headers, query strings, cookies, bodies, tags, breadcr
   };
   const res = await post(s, `/api/${p.id}/envelope/`, eventEnvelope(event, { event_id: id }), sentryAuth(p.publicKey));
   expect(res.statusCode).toBe(200);
-  const row = await waitFor(async () => (await s.db.query<{ data: Record<string, unknown>; title: string }>('SELECT data, title FROM events WHERE project_id = $1 AND event_id = $2', [p.id, id])).rows[0]);
+  const row = await waitFor(async () => (await s.db.query<{ data: Record<string, unknown>; title: string }>(`SELECT ${STORED_DOCUMENT}, title FROM events WHERE project_id = $1 AND event_id = $2`, [p.id, id])).rows[0]);
   const stored = JSON.stringify(row) + JSON.stringify((await s.db.query('SELECT title, culprit FROM issues WHERE project_id = $1', [p.id])).rows);
   for (const secret of SECRETS) expect(stored, secret).not.toContain(secret);
   expect(stored).not.toContain('4111111111111111');

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Sentry from '@sentry/node';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createProject, waitFor, type TestProject } from './support/ingest-helpers.ts';
+import { createProject, STORED_DOCUMENT, waitFor, type TestProject } from './support/ingest-helpers.ts';
 
 let s: TestServer;
 let p: TestProject;
@@ -74,7 +74,7 @@ describe('@sentry/node against our DSN', () => {
     expect(list.filter((i) => i.title.startsWith('RangeError'))).toHaveLength(1);
 
     const ev = await s.db.query<{ data: { sdk?: { name: string }; environment: string } }>(
-      "SELECT data FROM events WHERE issue_id = $1 LIMIT 1", [typeErrors[0].id]);
+      `SELECT ${STORED_DOCUMENT} FROM events WHERE issue_id = $1 LIMIT 1`, [typeErrors[0].id]);
     expect(ev.rows[0].data.environment).toBe('test');
     const rel = await s.db.query<{ version: string }>('SELECT version FROM releases WHERE project_id = $1', [p.id]);
     expect(rel.rows.map((r) => r.version)).toEqual(['shop@2.1.0']);

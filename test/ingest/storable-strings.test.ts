@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { createProject, post, randomEventId, sentryAuth, waitFor } from './support/ingest-helpers.ts';
+import { createProject, post, randomEventId, sentryAuth, STORED_DOCUMENT, waitFor } from './support/ingest-helpers.ts';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -33,7 +33,7 @@ it('stores an event with NUL and lone surrogates (as U+FFFD), and the events sen
 
   const rows = await waitFor(async () => {
     const r = await s.db.query<{ event_id: string; data: Record<string, unknown>; title: string; release: string | null; environment: string | null }>(
-      'SELECT event_id, data, title, release, environment FROM events WHERE project_id = $1', [p.id]);
+      `SELECT event_id, ${STORED_DOCUMENT}, title, release, environment FROM events WHERE project_id = $1`, [p.id]);
     return r.rows.length === 4 ? r.rows : undefined;
   }, 20_000);
   expect(rows.map((r) => r.event_id).sort()).toEqual([badId, ...laterIds].sort());

@@ -62,6 +62,9 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
   }
 }
 
+/** A stored event's document in a query's select list, from whichever column holds it (SVC_EVENT_DOCUMENTS). */
+export const STORED_DOCUMENT = 'COALESCE(doc, data::json) AS data';
+
 export async function countEvents(db: Queryable, projectId: number): Promise<number> {
   const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [projectId]);
   return r.rows[0].n;
