@@ -60,7 +60,8 @@ export interface Config {
   ingestFlushMs: number;
   /**
    * The column a stored event's document goes to (docs/errors.md#event-documents): `jsonb` (data, as every
-   * version before) or `json` (doc: its text, about half the database's work per event). Readers take either.
+   * version before) or `json` (doc: its text, checked once; a fifth less of the database's work per event). Readers
+   * take either.
    */
   eventDocuments: EventDocuments;
   /** Worker threads that prepare events (scrub, normalise, group); 0 = on the main thread. */
