@@ -30,6 +30,11 @@ export function formatValue(v: unknown): string {
   return String(v);
 }
 
+/** A number for a table cell: rounded, with thousands separators (12,345). */
+export function thousands(v: number): string {
+  return Math.round(v).toLocaleString('en-US');
+}
+
 const GAP = 2;
 
 /**

@@ -6,7 +6,7 @@
 import { CliError } from '../cli-error.ts';
 import { defineCommand } from '../command.ts';
 import { DAYS_OPTION, days } from './days-option.ts';
-import type { Column } from '../output.ts';
+import { thousands, type Column } from '../output.ts';
 
 interface Item {
   group: string;
@@ -28,19 +28,18 @@ interface Report {
 }
 
 const BY = ['model', 'key', 'team'];
-const n = (v: number) => Math.round(v).toLocaleString('en-US');
 /** Dollars to the cent, or to a hundredth of a cent below a dollar; a loss with a minus sign. */
 const usd = (v: number) => `${v < 0 ? '−' : ''}$${Math.abs(v).toFixed(Math.abs(v) < 1 ? 4 : 2)}`;
 
 const COLUMNS = (by: string): Column<Item>[] => [
   { title: by, value: (i) => i.group },
   { title: 'mode', value: (i) => i.mode },
-  { title: 'calls', align: 'right', value: (i) => n(i.calls) },
-  { title: 'tokens before', align: 'right', dropOrder: 3, value: (i) => n(i.tokens_before) },
-  { title: 'saved', align: 'right', value: (i) => `${n(i.tokens_saved)}${i.tokens_before > 0 ? ` (${Math.round((i.tokens_saved / i.tokens_before) * 100)} %)` : ''}` },
+  { title: 'calls', align: 'right', value: (i) => thousands(i.calls) },
+  { title: 'tokens before', align: 'right', dropOrder: 3, value: (i) => thousands(i.tokens_before) },
+  { title: 'saved', align: 'right', value: (i) => `${thousands(i.tokens_saved)}${i.tokens_before > 0 ? ` (${Math.round((i.tokens_saved / i.tokens_before) * 100)} %)` : ''}` },
   { title: 'saved, cached', align: 'right', value: (i) => usd(i.dollars_saved) },
   { title: 'uncached', align: 'right', dropOrder: 4, value: (i) => usd(i.dollars_saved_uncached) },
-  { title: 'breaks', align: 'right', dropOrder: 2, value: (i) => n(i.cache_breaks) },
+  { title: 'breaks', align: 'right', dropOrder: 2, value: (i) => thousands(i.cache_breaks) },
   { title: 'break cost', align: 'right', dropOrder: 1, value: (i) => usd(i.dollars_cache_rewrites) },
   { title: 'net', align: 'right', value: (i) => `${usd(i.dollars_saved_net)}${i.dollars_saved_net < 0 ? ' (dearer)' : ''}` },
 ];

@@ -6,6 +6,7 @@
 import { ApiClient } from '../api-client.ts';
 import { CliError } from '../cli-error.ts';
 import { defineCommand } from '../command.ts';
+import { thousands } from '../output.ts';
 
 interface Quota {
   key: { id: string; name: string; team: string };
@@ -20,14 +21,13 @@ interface Quota {
   counters: 'ok' | 'unavailable';
 }
 
-const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const usd = (v: number) => `$${v.toFixed(2)}`;
 
 /** One request window: "3 of 60 in the last minute, 57 left"; a count the counters do not keep is left out. */
 function window(used: number | null, limit: number | null, left: number | null, span: string): string {
-  if (limit === null) return used === null ? `no limit per ${span}` : `${n(used)} in the last ${span}, no limit`;
-  if (used === null) return `limit ${n(limit)} per ${span}, count unavailable`;
-  return `${n(used)} of ${n(limit)} in the last ${span}, ${n(left ?? 0)} left`;
+  if (limit === null) return used === null ? `no limit per ${span}` : `${thousands(used)} in the last ${span}, no limit`;
+  if (used === null) return `limit ${thousands(limit)} per ${span}, count unavailable`;
+  return `${thousands(used)} of ${thousands(limit)} in the last ${span}, ${thousands(left ?? 0)} left`;
 }
 
 export const quota = defineCommand({
@@ -47,10 +47,10 @@ export const quota = defineCommand({
         ['key', `${q.key.name} (${q.key.id})`],
         ['month', `${q.month} (resets ${q.resets_at})`],
         ['dollars', l.dollars_per_month === null ? `${usd(q.spent.dollars)} spent, no budget` : `${usd(q.spent.dollars)} spent of ${usd(l.dollars_per_month)}, ${usd(q.remaining.dollars ?? 0)} left`],
-        ['tokens', l.tokens_per_month === null ? `${n(q.spent.tokens)} spent, no budget` : `${n(q.spent.tokens)} spent of ${n(l.tokens_per_month)}, ${n(q.remaining.tokens ?? 0)} left`],
-        ['in flight', q.in_flight.tokens > 0 ? `${n(q.in_flight.tokens)} tokens, ${usd(q.in_flight.dollars)} reserved by calls running now` : 'nothing'],
+        ['tokens', l.tokens_per_month === null ? `${thousands(q.spent.tokens)} spent, no budget` : `${thousands(q.spent.tokens)} spent of ${thousands(l.tokens_per_month)}, ${thousands(q.remaining.tokens ?? 0)} left`],
+        ['in flight', q.in_flight.tokens > 0 ? `${thousands(q.in_flight.tokens)} tokens, ${usd(q.in_flight.dollars)} reserved by calls running now` : 'nothing'],
         ['requests', `${window(q.requests.last_minute, l.requests_per_minute, q.remaining.requests_per_minute, 'minute')}; ${window(q.requests.last_day, l.requests_per_day, q.remaining.requests_per_day, 'day')}`],
-        ['team tokens', q.team.tokens_per_month === null ? 'no team budget' : `${n(q.team.spent_tokens)} spent of ${n(q.team.tokens_per_month)}, ${n(q.team.remaining_tokens ?? 0)} left`],
+        ['team tokens', q.team.tokens_per_month === null ? 'no team budget' : `${thousands(q.team.spent_tokens)} spent of ${thousands(q.team.tokens_per_month)}, ${thousands(q.team.remaining_tokens ?? 0)} left`],
       ]);
       if (q.counters !== 'ok') ctx.out.warn('the limit counters are unavailable: figures come from usage records only, and metered calls are refused until they are back.');
     });

@@ -4,7 +4,7 @@
  */
 import { defineCommand } from '../command.ts';
 import { DAYS_OPTION, days } from './days-option.ts';
-import type { Column } from '../output.ts';
+import { thousands, type Column } from '../output.ts';
 
 interface UsageGroup {
   model?: string;
@@ -41,7 +41,6 @@ interface Usage {
   totals: UsageGroup;
 }
 
-const n = (v: number) => Math.round(v).toLocaleString('en-US');
 
 export const usage = defineCommand({
   name: 'usage',
@@ -62,12 +61,12 @@ export const usage = defineCommand({
       if (u.group_by.includes('account')) cols.push({ title: 'account', value: (g) => g.account_name });
       if (u.group_by.includes('team')) cols.push({ title: 'team', value: (g) => g.team_name });
       cols.push(
-        { title: 'calls', align: 'right', value: (g) => n(g.calls) },
-        { title: 'input', align: 'right', value: (g) => n(g.input_tokens) },
-        { title: 'output', align: 'right', dropOrder: 3, value: (g) => n(g.output_tokens) },
-        { title: 'cache r/w', align: 'right', dropOrder: 6, value: (g) => `${n(g.cache_read_tokens)}/${n(g.cache_write_tokens)}` },
+        { title: 'calls', align: 'right', value: (g) => thousands(g.calls) },
+        { title: 'input', align: 'right', value: (g) => thousands(g.input_tokens) },
+        { title: 'output', align: 'right', dropOrder: 3, value: (g) => thousands(g.output_tokens) },
+        { title: 'cache r/w', align: 'right', dropOrder: 6, value: (g) => `${thousands(g.cache_read_tokens)}/${thousands(g.cache_write_tokens)}` },
         { title: 'cost', align: 'right', value: (g) => `$${g.cost_usd.toFixed(4)}` },
-        { title: 'errors', align: 'right', dropOrder: 5, value: (g) => n(g.errors) },
+        { title: 'errors', align: 'right', dropOrder: 5, value: (g) => thousands(g.errors) },
         { title: 'p50 ms', align: 'right', dropOrder: 7, value: (g) => g.latency_ms.p50 },
         { title: 'p95 ms', align: 'right', dropOrder: 8, value: (g) => g.latency_ms.p95 },
       );
@@ -77,16 +76,16 @@ export const usage = defineCommand({
       if ((u.totals.compression?.on.calls ?? 0) > 0) {
         const on = (g: UsageGroup) => g.compression?.on;
         cols.push(
-          { title: 'compressed', align: 'right', dropOrder: 4, value: (g) => n(on(g)?.calls ?? 0) },
-          { title: 'before → after', align: 'right', dropOrder: 9, value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_before)} → ${n(on(g)!.tokens_after)}` : '') },
-          { title: 'saved', align: 'right', value: (g) => (on(g)?.calls ? `${n(on(g)!.tokens_saved)}${pct(on(g)!)}` : '') },
+          { title: 'compressed', align: 'right', dropOrder: 4, value: (g) => thousands(on(g)?.calls ?? 0) },
+          { title: 'before → after', align: 'right', dropOrder: 9, value: (g) => (on(g)?.calls ? `${thousands(on(g)!.tokens_before)} → ${thousands(on(g)!.tokens_after)}` : '') },
+          { title: 'saved', align: 'right', value: (g) => (on(g)?.calls ? `${thousands(on(g)!.tokens_saved)}${pct(on(g)!)}` : '') },
         );
       }
       ctx.out.line(`Usage from ${u.from} to ${u.to}`);
       ctx.out.table(u.groups, cols, 'No calls in this period.');
       const t = u.totals;
       ctx.out.line(`Total: ${count(t.calls, 'call')}, ${count(t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens, 'token')}, $${t.cost_usd.toFixed(4)}, ${count(t.errors, 'error')}`);
-      const saved = (s: Savings) => `${n(s.tokens_saved)} input tokens${pct(s)} over ${n(s.calls)} calls (${n(s.tokens_before)} → ${n(s.tokens_after)}), $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
+      const saved = (s: Savings) => `${thousands(s.tokens_saved)} input tokens${pct(s)} over ${thousands(s.calls)} calls (${thousands(s.tokens_before)} → ${thousands(s.tokens_after)}), $${s.dollars_saved.toFixed(4)} to $${s.dollars_saved_uncached.toFixed(4)}`;
       const c = t.compression;
       if (c && c.on.calls > 0) ctx.out.line(`Compression saved: ${saved(c.on)}`);
       if (c && c.audit_only.calls > 0) ctx.out.line(`Compression would have saved (audit-only): ${saved(c.audit_only)}`);
@@ -97,5 +96,5 @@ export const usage = defineCommand({
 
 /** A count with its noun, singular for exactly one ("1 error", "2 errors"). */
 function count(v: number, noun: string): string {
-  return `${n(v)} ${noun}${v === 1 ? '' : 's'}`;
+  return `${thousands(v)} ${noun}${v === 1 ? '' : 's'}`;
 }
