@@ -231,8 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
   const idJwksUrl = url(env, 'SVC_ID_JWKS_URL', ['http:', 'https:']);
   const idIssuer = env.SVC_ID_ISSUER || idUrl?.replace(/\/+$/, '');
   if (idJwksUrl && !idIssuer) throw new ConfigError('SVC_ID_ISSUER', 'is required with SVC_ID_JWKS_URL (the iss of the tokens it signs)');
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  const logLevel = oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info');
   return {
     port,
     host,
